@@ -1,0 +1,44 @@
+"""Statistics for agent evaluations: pure functions over plain sequences.
+
+Every function takes numbers, counts or labels (lists, tuples or NumPy
+arrays) and returns numbers; none reads files, touches global state or
+depends on anything but its arguments. Random ones are seeded. Each
+docstring cites its method and says how it behaves at small n; the
+reasoning is collected in ``docs/METHODOLOGY.md`` ("Statistics").
+
+- pass rates: ``pass_at_k``, ``pass_hat_k``, ``wilson_interval``
+- error bars: ``clustered_se``, ``bootstrap_ci``
+- comparing two configurations: ``paired_difference``, ``mcnemar_exact``
+- repeatability: ``stability``, ``intra_task_correlation``
+- the leaderboard figure: ``composite_score``, ``composite_parts``
+- judge agreement: ``cohens_kappa``
+- planning a run: ``minimum_detectable_effect``
+"""
+
+from ._agreement import cohens_kappa
+from ._clustered import SingleClusterWarning, bootstrap_ci, clustered_se
+from ._composite import CompositeParts, composite_parts, composite_score
+from ._intervals import wilson_interval
+from ._paired import McNemarResult, mcnemar_exact, paired_difference
+from ._passk import pass_at_k, pass_hat_k
+from ._power import intra_task_correlation, minimum_detectable_effect
+from ._stability import stability
+
+__all__ = [
+    "CompositeParts",
+    "McNemarResult",
+    "SingleClusterWarning",
+    "bootstrap_ci",
+    "clustered_se",
+    "cohens_kappa",
+    "composite_parts",
+    "composite_score",
+    "intra_task_correlation",
+    "mcnemar_exact",
+    "minimum_detectable_effect",
+    "paired_difference",
+    "pass_at_k",
+    "pass_hat_k",
+    "stability",
+    "wilson_interval",
+]
