@@ -1,0 +1,3 @@
+"""tasktrack: a tiny JSON-backed to-do list."""
+
+__version__ = "0.2.0"

@@ -1,0 +1,5 @@
+import sys
+
+from tasktrack.cli import main
+
+sys.exit(main())
