@@ -1,0 +1,250 @@
+"""The one subprocess helper: every child process of the harness starts here.
+
+Guarantees, whatever the child does:
+
+* it starts in a new session (so it has its own process group);
+* on timeout the whole group gets SIGTERM, then SIGKILL after a grace period;
+* descendants that escaped the group (``setsid`` + double fork) are found too:
+  the harness makes itself a *child subreaper* (Linux), so orphans are
+  re-parented to it instead of init, and every process started here carries a
+  private tag in its environment; after the child ends, any descendant still
+  carrying the tag is killed and reaped, so nothing outlives its command;
+* output is captured to files while it runs (no pipe can fill and block the
+  child), then capped keeping head and tail with a truncation marker, and
+  decoded as UTF-8 with replacement.
+
+A sandbox with its own PID namespace (see ``localagentbench.sandbox``) is the
+complete answer to escaping processes; the tag sweep is the line that holds
+without one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import secrets
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+__all__ = ["DEFAULT_OUTPUT_CAP", "TAG_VARIABLE", "Cancelled", "ProcessResult", "run_process"]
+
+DEFAULT_OUTPUT_CAP = 1_000_000
+"""Bytes kept of each of stdout and stderr (head and tail halves)."""
+
+TAG_VARIABLE = "LAB_PROC_TAG"
+"""Environment variable carrying the per-command tag used to find escaped descendants."""
+
+_PR_SET_CHILD_SUBREAPER = 36
+_POLL_S = 0.1
+_TRUNCATION_MARKER = "\n[... localagentbench: {n} bytes truncated ...]\n"
+
+
+class Cancelled(Exception):
+    """The command was stopped because its ``cancel`` event was set."""
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    """What a finished command left behind."""
+
+    argv: tuple[str, ...]
+    exit_code: int | None
+    """The child's exit code; negative for a signal; None if it could not start."""
+    timed_out: bool
+    wall_s: float
+    stdout: str
+    stderr: str
+    stdout_bytes: int
+    """Bytes the child wrote to stdout before capping."""
+    stderr_bytes: int
+    truncated: bool
+    """True when stdout or stderr was capped."""
+    escaped_killed: int = 0
+    """Descendants still running after the command ended, killed by the sweep."""
+    start_error: str | None = None
+    """Why the command could not start (missing binary, bad cwd), else None."""
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+
+def _read_capped(handle: IO[bytes], cap: int) -> tuple[str, int, bool]:
+    """Read a spooled output file: all of it, or its head and tail halves around a marker.
+
+    Returns the decoded text (UTF-8 with replacement), the bytes written, and whether
+    anything was cut. Only ``cap`` bytes are ever held in memory.
+    """
+    size = handle.seek(0, os.SEEK_END)
+    handle.seek(0)
+    if size <= cap:
+        return handle.read().decode("utf-8", errors="replace"), size, False
+    half = cap // 2
+    head = handle.read(half).decode("utf-8", errors="replace")
+    handle.seek(size - half)
+    tail = handle.read(half).decode("utf-8", errors="replace")
+    return head + _TRUNCATION_MARKER.format(n=size - 2 * half) + tail, size, True
+
+
+def _become_subreaper() -> None:
+    """Make this process adopt orphaned descendants (Linux only; harmless elsewhere)."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def _tagged_pids(tag: str) -> list[int]:
+    """Processes (other than us) whose environment carries ``TAG_VARIABLE=tag``."""
+    needle = f"{TAG_VARIABLE}={tag}".encode()
+    found = []
+    me = os.getpid()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                environ = f.read()
+        except OSError:
+            continue
+        if needle in environ.split(b"\0"):
+            found.append(int(entry))
+    return found
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _sweep(tag: str) -> int:
+    """Kill and reap every process still carrying ``tag``; return how many there were."""
+    killed = 0
+    for _ in range(20):
+        pids = _tagged_pids(tag)
+        if not pids:
+            break
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+        for pid in pids:
+            # Re-parented orphans are our children now: reap them so no zombie stays.
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, 0)
+        time.sleep(0.01)
+    return killed
+
+
+def run_process(
+    argv: Sequence[str],
+    *,
+    cwd: Path | str | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout_s: float | None = None,
+    grace_s: float = 3.0,
+    output_cap: int = DEFAULT_OUTPUT_CAP,
+    stdin: bytes | None = None,
+    cancel: threading.Event | None = None,
+) -> ProcessResult:
+    """Run ``argv`` to completion or timeout; never raises for the child's behaviour.
+
+    ``env`` is the child's whole environment (None inherits ours). The result's
+    ``stdout``/``stderr`` are capped at ``output_cap`` bytes each. Setting
+    ``cancel`` (from another thread, e.g. on Ctrl-C) ends the command like a
+    timeout and raises :class:`Cancelled` after the tree is down.
+    """
+    _become_subreaper()
+    tag = secrets.token_hex(8)
+    child_env = dict(os.environ if env is None else env)
+    child_env[TAG_VARIABLE] = tag
+    argv = tuple(str(a) for a in argv)
+    start = time.monotonic()
+    with (
+        tempfile.TemporaryFile(prefix="lab-out-") as out,
+        tempfile.TemporaryFile(prefix="lab-err-") as err,
+    ):
+        try:
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=child_env,
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except OSError as e:
+            return ProcessResult(
+                argv=argv,
+                exit_code=None,
+                timed_out=False,
+                wall_s=time.monotonic() - start,
+                stdout="",
+                stderr="",
+                stdout_bytes=0,
+                stderr_bytes=0,
+                truncated=False,
+                start_error=f"{type(e).__name__}: {e}",
+            )
+        timed_out = cancelled = False
+        try:
+            if stdin is not None and proc.stdin is not None:
+                with contextlib.suppress(BrokenPipeError):
+                    proc.stdin.write(stdin)
+                proc.stdin.close()
+            deadline = None if timeout_s is None else start + timeout_s
+            while proc.poll() is None:
+                if cancel is not None and cancel.is_set():
+                    cancelled = True
+                    break
+                if deadline is not None and time.monotonic() >= deadline:
+                    timed_out = True
+                    break
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=_POLL_S)
+            if timed_out or cancelled:
+                _signal_group(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=0 if cancelled else grace_s)
+                except subprocess.TimeoutExpired:
+                    _signal_group(proc.pid, signal.SIGKILL)
+                    proc.wait()
+        except BaseException:
+            # Ctrl-C or another interruption: take the child's whole tree down with us.
+            _signal_group(proc.pid, signal.SIGKILL)
+            proc.wait()
+            _sweep(tag)
+            raise
+        # The group may hold background children of a child that exited normally.
+        _signal_group(proc.pid, signal.SIGKILL)
+        escaped = _sweep(tag)
+        if cancelled:
+            raise Cancelled(f"cancelled: {argv[0]}")
+        wall = time.monotonic() - start
+        stdout, stdout_size, cut_out = _read_capped(out, output_cap)
+        stderr, stderr_size, cut_err = _read_capped(err, output_cap)
+    return ProcessResult(
+        argv=argv,
+        exit_code=proc.returncode,
+        timed_out=timed_out,
+        wall_s=wall,
+        stdout=stdout,
+        stderr=stderr,
+        stdout_bytes=stdout_size,
+        stderr_bytes=stderr_size,
+        truncated=cut_out or cut_err,
+        escaped_killed=escaped,
+    )

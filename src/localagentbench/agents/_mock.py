@@ -1,0 +1,95 @@
+"""The `mock` agent: deterministic, no model, for plumbing (SPEC section 11)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from localagentbench._proc import run_process
+from localagentbench.agents._protocol import AgentContext, AgentOutcome, BaseAgent
+from localagentbench.errors import ConfigError
+from localagentbench.workspace import git
+
+__all__ = ["MockAgent", "MockSettings"]
+
+Behavior = Literal["noop", "solve", "break", "hang"]
+
+
+class MockSettings(BaseModel):
+    """Settings of the mock agent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    behavior: Behavior = "noop"
+    """noop: changes nothing, claims done; solve: applies the reference solution;
+    break: deletes a tracked file, claims done; hang: sleeps past any timeout."""
+
+
+class MockAgent(BaseAgent):
+    name = "mock"
+    uses_model = False
+
+    def __init__(self, settings: MockSettings) -> None:
+        self.settings = settings
+
+    def version(self) -> str | None:
+        from localagentbench import __version__
+
+        return __version__
+
+    def run(self, ctx: AgentContext) -> AgentOutcome:
+        start = time.monotonic()
+        behavior = self.settings.behavior
+        if behavior == "hang":
+            result = run_process(
+                [sys.executable, "-c", "import time; time.sleep(10**6)"],
+                cwd=ctx.workspace,
+                timeout_s=ctx.timeout_s,
+                cancel=ctx.cancel,
+            )
+            return AgentOutcome.from_process(result, final_answer=None)
+        if behavior == "solve":
+            answer = self._solve(ctx)
+        elif behavior == "break":
+            answer = self._break(ctx)
+        else:
+            answer = "Done: I looked at the code and everything is complete."
+        return AgentOutcome(
+            exit_code=0,
+            timed_out=False,
+            wall_s=time.monotonic() - start,
+            stdout=answer + "\n",
+            final_answer=answer,
+        )
+
+    def _solve(self, ctx: AgentContext) -> str:
+        if ctx.task.reference is None:
+            raise ConfigError(
+                f"{ctx.task.file}: reference: the mock `solve` needs a reference solution"
+            )
+        reference = ctx.task.resolve(ctx.task.reference)
+        if reference.is_dir():
+            shutil.copytree(reference, ctx.workspace, dirs_exist_ok=True, symlinks=True)
+        else:
+            git(["apply", "--whitespace=nowarn", str(reference)], cwd=ctx.workspace)
+        return "Done: applied the fix and the tests pass."
+
+    def _break(self, ctx: AgentContext) -> str:
+        tracked = sorted(git(["ls-files", "-z"], cwd=ctx.workspace).stdout.split("\0"))
+        victims = [t for t in tracked if t]
+        if victims:
+            (ctx.workspace / victims[0]).unlink()
+        return "Done: cleaned up the repository."
+
+
+def make_mock(settings: dict[str, object]) -> MockAgent:
+    try:
+        return MockAgent(MockSettings.model_validate(settings))
+    except ValidationError as e:
+        first = e.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "settings"
+        raise ConfigError(f"mock agent: {field}: {first['msg']} (behaviors: noop, solve, break, hang)") from e

@@ -1,0 +1,104 @@
+"""The agent adapter boundary: one required method, ``run``."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from localagentbench._proc import ProcessResult
+from localagentbench.tasks import Task
+
+__all__ = ["Agent", "AgentContext", "AgentOutcome", "BaseAgent"]
+
+
+@dataclass(frozen=True)
+class AgentContext:
+    """Everything an adapter may use for one trial."""
+
+    trial_id: str
+    task: Task
+    workspace: Path
+    """cwd for the agent; its changes are what gets graded."""
+    home: Path
+    """Private HOME for the agent's config and state (never the workspace)."""
+    model: str | None
+    timeout_s: float
+    """Wall clock for the agent; the whole process tree is killed at the limit."""
+    base_url: str | None = None
+    """The gateway's per-trial OpenAI-compatible base URL, when a gateway runs."""
+    cancel: threading.Event = field(default_factory=threading.Event)
+    """Set on Ctrl-C: adapters pass it to run_process."""
+
+    @property
+    def prompt(self) -> str:
+        return self.task.prompt
+
+
+@dataclass(frozen=True)
+class AgentOutcome:
+    """What the agent did, as observed by the harness (never trusted for the verdict)."""
+
+    exit_code: int | None
+    timed_out: bool
+    wall_s: float
+    stdout: str = ""
+    stderr: str = ""
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+    truncated: bool = False
+    final_answer: str | None = None
+    trajectory: dict[str, Any] | None = None
+    start_error: str | None = None
+    """The agent could not be started (missing binary...): an infrastructure error."""
+
+    @classmethod
+    def from_process(cls, result: ProcessResult, final_answer: str | None) -> AgentOutcome:
+        return cls(
+            exit_code=result.exit_code,
+            timed_out=result.timed_out,
+            wall_s=result.wall_s,
+            stdout=result.stdout,
+            stderr=result.stderr,
+            stdout_bytes=result.stdout_bytes,
+            stderr_bytes=result.stderr_bytes,
+            truncated=result.truncated,
+            final_answer=final_answer,
+            start_error=result.start_error,
+        )
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """An agent adapter. ``run`` must return, never raise, for anything the agent does."""
+
+    name: str
+
+    def run(self, ctx: AgentContext) -> AgentOutcome:
+        """Run the agent headless on ``ctx.workspace`` until it stops or times out."""
+        ...
+
+
+class BaseAgent:
+    """Optional hooks with defaults; adapters subclass this and implement ``run``."""
+
+    name = "agent"
+    uses_model = True
+    """False for agents that never talk to a model (mock): no gateway route is opened."""
+
+    def version(self) -> str | None:
+        """The agent's version for provenance, or None when it has none."""
+        return None
+
+    def available(self) -> str | None:
+        """None when the agent can run here, else a one-line reason naming the install command."""
+        return None
+
+
+def last_line(text: str) -> str | None:
+    """The last non-empty line of ``text`` (the default final answer)."""
+    for line in reversed(text.splitlines()):
+        if line.strip():
+            return line.strip()
+    return None

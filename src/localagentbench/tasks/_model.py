@@ -1,0 +1,201 @@
+"""The task schema (SPEC section 1): one pydantic model per YAML block."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+
+__all__ = [
+    "CATEGORIES",
+    "CHECK_KINDS",
+    "SUPPORTED_CHECK_KINDS",
+    "Check",
+    "CommandSpec",
+    "GitRepo",
+    "HeldoutSpec",
+    "FixtureRepo",
+    "Task",
+]
+
+TASK_SCHEMA_VERSION = 1
+
+CATEGORIES: tuple[str, ...] = (
+    "bugfix",
+    "feature",
+    "refactor",
+    "test",
+    "scientific",
+    "algorithm",
+    "cli",
+    "data",
+    "docs",
+    "calib",
+)
+"""Known task categories. Extend the schema by adding here (reports group by these)."""
+
+CHECK_KINDS: tuple[str, ...] = (
+    "command",
+    "contains",
+    "set",
+    "absent",
+    "diff-range",
+    "tests-preserved",
+    "regression-test-added",
+)
+SUPPORTED_CHECK_KINDS: tuple[str, ...] = ("command",)
+"""Check kinds the grader runs today; `check` rejects the others as not supported yet."""
+
+ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+
+Argv = list[str]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _as_commands(value: Any) -> Any:
+    """Accept one argv list, or a list of argv lists (several commands that must all pass)."""
+    if isinstance(value, str):
+        raise ValueError("give the command as a list of arguments, e.g. [python, -m, pytest]")
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return [value]
+    return value
+
+
+class CommandSpec(_Strict):
+    """Commands run with cwd = the workspace; every one must exit 0."""
+
+    command: list[Argv] = Field(min_length=1)
+    """One argv list, or a list of argv lists. `python` means the harness's interpreter."""
+    timeout_s: float = Field(default=300, gt=0)
+    """Wall-clock limit for each command."""
+
+    _normalise = field_validator("command", mode="before")(_as_commands)
+
+    @field_validator("command")
+    @classmethod
+    def _non_empty_argv(cls, value: list[Argv]) -> list[Argv]:
+        if any(not argv for argv in value):
+            raise ValueError("a command is an empty list")
+        return value
+
+
+class HeldoutSpec(CommandSpec):
+    """Hidden tests, copied over the root of a private copy of the workspace after the agent ran."""
+
+    path: str
+    """Folder whose contents are injected (relative to the task file)."""
+
+
+class FixtureRepo(_Strict):
+    """The repo is a folder shipped with the task."""
+
+    type: Literal["fixture"]
+    path: str
+    """Folder relative to the task file: exactly what the agent sees."""
+
+
+class GitRepo(_Strict):
+    """The repo is a git repository at a ref (shallow fetch; a local path or file URL works)."""
+
+    type: Literal["git"]
+    url: str
+    """Clone URL, local path or file:// URL."""
+    ref: str = "HEAD"
+    """Branch, tag or commit to check out."""
+
+
+class Check(BaseModel):
+    """An extra deterministic check; kind-specific fields are kept as given."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    kind: str
+    """One of CHECK_KINDS."""
+    compliance: bool = False
+    """True routes the result into the compliance score instead of correctness."""
+    name: str | None = None
+    """Label shown in reports; defaults to the kind."""
+    command: list[Argv] | None = None
+    """For kind `command`: argv list(s) that must exit 0 (cwd = workspace)."""
+    timeout_s: float = Field(default=300, gt=0)
+
+    _normalise = field_validator("command", mode="before")(_as_commands)
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, value: str) -> str:
+        if value not in CHECK_KINDS:
+            raise ValueError(f"unknown check kind {value!r}; valid: {', '.join(CHECK_KINDS)}")
+        return value
+
+
+class Task(_Strict):
+    """One task file (task.yaml). Paths are relative to the file."""
+
+    id: Annotated[str, Field(pattern=ID_PATTERN)]
+    """Lowercase words joined by single hyphens; unique in a suite."""
+    version: int = Field(default=1, ge=1)
+    """Bump whenever the fixture, tests or prompt change: records carry it."""
+    title: str = Field(min_length=1)
+    prompt: str = Field(min_length=1)
+    """The only instruction the agent gets."""
+    difficulty: Literal["easy", "medium", "hard"]
+    category: str
+    """One of CATEGORIES."""
+    language: str = Field(min_length=1)
+    tier: Literal["expected-pass", "boundary", "expected-fail"] | None = None
+    """Calibration tier, optional."""
+    project: str | None = None
+    """Cluster for clustered error bars; default: the repo source."""
+    repo: Annotated[FixtureRepo | GitRepo, Field(discriminator="type")]
+    oracle: CommandSpec
+    """Visible checks."""
+    heldout: HeldoutSpec | None = None
+    fail_to_pass: list[str] = Field(default_factory=list)
+    pass_to_pass: list[str] = Field(default_factory=list)
+    checks: list[Check] = Field(default_factory=list)
+    reference: str | None = None
+    """Reference solution: a patch file (git apply) or a folder copied over the workspace."""
+    timeout_s: float = Field(default=900, gt=0)
+    """Agent wall clock."""
+    max_turns: int | None = Field(default=None, ge=1)
+    max_requests: int | None = Field(default=None, ge=1)
+
+    _file: Path = PrivateAttr(default=Path("task.yaml"))
+
+    @field_validator("category")
+    @classmethod
+    def _known_category(cls, value: str) -> str:
+        if value not in CATEGORIES:
+            raise ValueError(f"unknown category {value!r}; valid: {', '.join(CATEGORIES)}")
+        return value
+
+    @property
+    def file(self) -> Path:
+        """The YAML file this task was loaded from."""
+        return self._file
+
+    def resolve(self, relative: str) -> Path:
+        """A path of the task file, made absolute."""
+        return (self._file.parent / relative).resolve()
+
+    @property
+    def fixture_dir(self) -> Path | None:
+        """The agent-visible tree, for fixture repos."""
+        return self.resolve(self.repo.path) if isinstance(self.repo, FixtureRepo) else None
+
+    @property
+    def cluster(self) -> str:
+        """The project name, or the repo source when none is given."""
+        if self.project:
+            return self.project
+        return self.repo.path if isinstance(self.repo, FixtureRepo) else self.repo.url
+
+    @property
+    def key(self) -> str:
+        """`id@version`: what a record is about."""
+        return f"{self.id}@{self.version}"

@@ -1,0 +1,34 @@
+"""Stage 2: workspaces: deterministic git, pristine archives, the tree guard."""
+
+from localagentbench.workspace._git import GIT_ENV, git, git_init_commit, git_patch
+from localagentbench.workspace._pristine import (
+    Pristine,
+    PristineStore,
+    tree_digest,
+    unpack,
+    verify_unpacked,
+)
+from localagentbench.workspace._trial import (
+    GuardEvent,
+    TrialDirs,
+    check_master,
+    make_scratch_root,
+    prepare_workspace,
+)
+
+__all__ = [
+    "GIT_ENV",
+    "GuardEvent",
+    "Pristine",
+    "PristineStore",
+    "TrialDirs",
+    "check_master",
+    "git",
+    "git_init_commit",
+    "git_patch",
+    "make_scratch_root",
+    "prepare_workspace",
+    "tree_digest",
+    "unpack",
+    "verify_unpacked",
+]
