@@ -50,8 +50,8 @@ def test_any_hashable_labels_and_order_invariance() -> None:
     values = rng.random(30)
     labels: list[object] = [("proj", i % 4) if i % 5 else None for i in range(30)]
     order = rng.permutation(30)
-    shuffled = clustered_se(values[order], [labels[i] for i in order])  # type: ignore[misc]
-    assert clustered_se(values, labels) == pytest.approx(shuffled)  # type: ignore[arg-type]
+    shuffled = clustered_se(values[order], [labels[i] for i in order])
+    assert clustered_se(values, labels) == pytest.approx(shuffled)
 
 
 def test_single_cluster_warns_and_falls_back_to_ordinary_se() -> None:
@@ -69,7 +69,9 @@ def test_single_value_is_nan() -> None:
     ("values", "clusters", "match"),
     [([1.0, 2.0], ["a"], "equal length"), ([], [], "at least 1"), ([math.inf], ["a"], "finite")],
 )
-def test_clustered_se_rejects_bad_input(values: list[float], clusters: list[str], match: str) -> None:
+def test_clustered_se_rejects_bad_input(
+    values: list[float], clusters: list[str], match: str
+) -> None:
     with pytest.raises(ValueError, match=match):
         clustered_se(values, clusters)
 
@@ -110,7 +112,8 @@ def test_bootstrap_custom_stat_and_confidence() -> None:
 
 def test_bootstrap_small_n_cases() -> None:
     low, high = bootstrap_ci([3.0])
-    assert math.isnan(low) and math.isnan(high)
+    assert math.isnan(low)
+    assert math.isnan(high)
     with pytest.warns(SingleClusterWarning):
         low, high = bootstrap_ci([0.0, 1.0, 1.0], clusters=["x"] * 3, n_resamples=200)
     assert 0.0 <= low < high <= 1.0

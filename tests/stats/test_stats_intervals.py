@@ -7,7 +7,7 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import binomtest, norm
+from scipy.stats import binomtest, norm  # type: ignore[import-untyped, unused-ignore]
 
 from localagentbench.stats import wilson_interval
 
@@ -27,7 +27,9 @@ def test_spec_example_0_of_24() -> None:
     assert high == pytest.approx(0.14, abs=0.005)
 
 
-@pytest.mark.parametrize(("x", "n"), [(0, 1), (1, 1), (3, 7), (12, 24), (0, 24), (24, 24), (1, 1000)])
+@pytest.mark.parametrize(
+    ("x", "n"), [(0, 1), (1, 1), (3, 7), (12, 24), (0, 24), (24, 24), (1, 1000)]
+)
 def test_matches_scipy_wilson(x: int, n: int) -> None:
     expected = binomtest(x, n).proportion_ci(confidence_level=0.95, method="wilson")
     low, high = wilson_interval(x, n, z=Z95)
@@ -64,7 +66,8 @@ def test_contains_estimate_stays_in_unit_range_and_is_symmetric(
 def test_wider_with_larger_z_and_narrower_with_more_trials() -> None:
     low90, high90 = wilson_interval(12, 24, z=1.645)
     low95, high95 = wilson_interval(12, 24, z=1.96)
-    assert low95 < low90 and high90 < high95
+    assert low95 < low90
+    assert high90 < high95
     low_big, high_big = wilson_interval(120, 240)
     assert high_big - low_big < high95 - low95
 
@@ -89,6 +92,8 @@ def test_all_successes_has_upper_bound_exactly_one() -> None:
         (1.5, 4, 1.96, TypeError, "successes must be an integer count"),
     ],
 )
-def test_bad_arguments_raise(x: object, n: int, z: float, error: type[Exception], match: str) -> None:
+def test_bad_arguments_raise(
+    x: object, n: int, z: float, error: type[Exception], match: str
+) -> None:
     with pytest.raises(error, match=match):
         wilson_interval(x, n, z)  # type: ignore[arg-type]

@@ -46,11 +46,7 @@ def test_custom_z_scales_the_interval() -> None:
 
 
 @SETTINGS
-@given(
-    st.lists(
-        st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=2, max_size=50
-    )
-)
+@given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=2, max_size=50))
 def test_matches_numpy(pairs: list[tuple[float, float]]) -> None:
     a = np.array([p[0] for p in pairs])
     b = np.array([p[1] for p in pairs])
@@ -64,7 +60,9 @@ def test_matches_numpy(pairs: list[tuple[float, float]]) -> None:
 def test_one_task_gives_nan_error_bar() -> None:
     mean, se, low, high = paired_difference([0.25], [1.0])
     assert mean == 0.75
-    assert math.isnan(se) and math.isnan(low) and math.isnan(high)
+    assert math.isnan(se)
+    assert math.isnan(low)
+    assert math.isnan(high)
 
 
 def test_identical_differences_give_zero_width() -> None:

@@ -70,7 +70,7 @@ def test_edge_values_are_exact() -> None:
 
 
 def test_accepts_numpy_integers() -> None:
-    assert pass_at_k(np.int64(10), np.int32(3), np.int16(1)) == pytest.approx(0.3)
+    assert pass_at_k(np.int64(10), np.int32(3), np.int16(1)) == pytest.approx(0.3)  # type: ignore[arg-type]
 
 
 @SETTINGS
