@@ -1,0 +1,44 @@
+"""Model gateway: one local recording proxy for every agent's model traffic (SPEC section 4).
+
+A runner starts one `Gateway` per run, opens a route per trial, points the agent at the
+trial's URLs and reads the trial's `TrialStats` when it closes the trial.
+"""
+
+from localagentbench.gateway._backend import BACKENDS, Backend, CallContext, make_backend
+from localagentbench.gateway._errors import (
+    BackendHTTPError,
+    BackendUnavailable,
+    BadRequest,
+    CassetteDiverged,
+    GatewayError,
+    ScriptError,
+    TrialNotFound,
+    UnknownModel,
+)
+from localagentbench.gateway._script import Script, Step, load_script, shipped_scripts
+from localagentbench.gateway._server import DEFAULT_TRIAL, Gateway, TrialRoute
+from localagentbench.gateway._stats import RateLimitEvent, TrialStats
+
+__all__ = [
+    "BACKENDS",
+    "DEFAULT_TRIAL",
+    "Backend",
+    "BackendHTTPError",
+    "BackendUnavailable",
+    "BadRequest",
+    "CallContext",
+    "CassetteDiverged",
+    "Gateway",
+    "GatewayError",
+    "RateLimitEvent",
+    "Script",
+    "ScriptError",
+    "Step",
+    "TrialNotFound",
+    "TrialRoute",
+    "TrialStats",
+    "UnknownModel",
+    "load_script",
+    "make_backend",
+    "shipped_scripts",
+]

@@ -1,0 +1,134 @@
+"""The `scripted/...` and `replay/...` backends: deterministic replies with no model."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+from localagentbench.gateway._backend import CallContext
+from localagentbench.gateway._canonical import (
+    ChatRequest,
+    Event,
+    Finish,
+    Reply,
+    TextDelta,
+    ToolArgsDelta,
+    ToolCall,
+    ToolCallStart,
+    ToolSpec,
+    Usage,
+)
+from localagentbench.gateway._errors import CassetteDiverged
+from localagentbench.gateway._script import (
+    CandidateCall,
+    Script,
+    Step,
+    expand_workspace,
+    load_script,
+)
+
+SIDE_JSON = '{"next_speaker": "user", "reasoning": "scripted side reply"}'
+"""Reply to side requests that ask for a JSON object."""
+
+
+def choose_candidate(step: Step, tools: list[ToolSpec]) -> CandidateCall | None:
+    """The first candidate whose tool the request offers with every argument it gives."""
+    offered = {tool.name: tool for tool in tools}
+    for candidate in step.tool_calls:
+        tool = offered.get(candidate.name)
+        if tool is not None and set(candidate.args) <= tool.parameter_names():
+            return candidate
+    return None
+
+
+def _chunks(text: str, parts: int = 3) -> list[str]:
+    """Split text into a few pieces on spaces so streaming is exercised."""
+    words = text.split(" ")
+    if len(words) < parts:
+        return [text]
+    size = -(-len(words) // parts)
+    pieces = [" ".join(words[i : i + size]) for i in range(0, len(words), size)]
+    return [piece + " " for piece in pieces[:-1]] + [pieces[-1]]
+
+
+class ScriptedBackend:
+    """Replays a `Script`; one instance per trial holds the step cursor.
+
+    Steps are counted by the gateway's own replies in this trial (never by counting
+    assistant messages in the prompt, which may carry few-shot examples). A retry of
+    the previous request (same body) gets the same step again; side requests consume
+    nothing.
+    """
+
+    def __init__(self, script: Script, endpoint: str) -> None:
+        self.script = script
+        self.endpoint = endpoint
+        self._cursor = 0
+        self._last_fingerprint: str | None = None
+        self._last_index = 0
+
+    @property
+    def steps_used(self) -> int:
+        """Main-loop replies given so far."""
+        return self._cursor
+
+    def answer(self, request: ChatRequest, ctx: CallContext) -> Reply:
+        """The whole reply to `request`."""
+        usage = self.script.usage
+        reported = Usage(usage.prompt_tokens, usage.completion_tokens) if usage else None
+        if ctx.side:
+            return Reply(SIDE_JSON if request.json_mode else self.script.side_text, usage=reported)
+        if ctx.fingerprint == self._last_fingerprint:
+            index = self._last_index
+        else:
+            index = self._cursor
+            self._cursor += 1
+            self._last_fingerprint = ctx.fingerprint
+            self._last_index = index
+        steps = self.script.steps
+        if index >= len(steps):
+            return Reply(expand_workspace(steps[-1].text, ctx.workspace), usage=reported)
+        step = steps[index]
+        if self.script.strict and step.expect is not None:
+            self._check(index, step, request)
+        text = expand_workspace(step.text, ctx.workspace)
+        candidate = choose_candidate(step, request.tools) if request.tools else None
+        if candidate is None:
+            return Reply(text, usage=reported)
+        args = json.dumps(expand_workspace(candidate.args, ctx.workspace))
+        call = ToolCall(f"call_{index}_{ctx.fingerprint[:8]}", candidate.name, args)
+        return Reply(text, [call], "tool_calls", reported)
+
+    def _check(self, index: int, step: Step, request: ChatRequest) -> None:
+        expect = step.expect
+        assert expect is not None
+        tools = sorted(tool.name for tool in request.tools)
+        last_role = request.messages[-1].role if request.messages else ""
+        got = (len(request.messages), last_role, tools)
+        want = (expect.messages, expect.last_role, expect.tools)
+        if got != want:
+            raise CassetteDiverged(
+                f"cassette {self.script.name}: request {index + 1} diverged from the recording: "
+                f"(messages, last role, tools) recorded {want}, got {got}"
+            )
+
+    async def stream(self, request: ChatRequest, ctx: CallContext) -> AsyncIterator[Event]:
+        """Yield the reply as events: text in a few pieces, then each tool call."""
+        reply = self.answer(request, ctx)
+        for piece in _chunks(reply.text) if reply.text else []:
+            yield TextDelta(piece)
+        for index, call in enumerate(reply.tool_calls):
+            yield ToolCallStart(index, call.id, call.name)
+            yield ToolArgsDelta(index, call.arguments)
+        yield Finish(reply.finish, reply.usage)
+
+
+def scripted_backend(ref: str) -> ScriptedBackend:
+    """`scripted/PATH.yaml` or `scripted/NAME` (shipped)."""
+    return ScriptedBackend(load_script(ref), f"scripted/{ref}")
+
+
+def replay_backend(ref: str) -> ScriptedBackend:
+    """`replay/CASSETTE.yaml`: a recorded session, replayed strictly."""
+    script = load_script(ref)
+    return ScriptedBackend(script.model_copy(update={"strict": True}), f"replay/{ref}")

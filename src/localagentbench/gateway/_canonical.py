@@ -1,0 +1,194 @@
+"""The one internal model every front protocol and backend translates to and from.
+
+Fronts parse their wire format into a `ChatRequest`; backends turn a `ChatRequest` into
+a stream of `Event`s; fronts encode those events back into their own wire format.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant", "tool"]
+FinishReason = Literal["stop", "tool_calls", "length"]
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """A complete tool call: `arguments` is the JSON text of the argument object."""
+
+    id: str
+    name: str
+    arguments: str
+
+    def args(self) -> dict[str, Any]:
+        """The arguments as an object ({} when the text is not a JSON object)."""
+        try:
+            value = json.loads(self.arguments or "{}")
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+
+@dataclass(slots=True)
+class Message:
+    """One conversation message; a `tool` message carries a tool result."""
+
+    role: Role
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+
+
+@dataclass(slots=True)
+class ToolSpec:
+    """A function tool offered by the agent; `parameters` is its JSON schema."""
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+    def parameter_names(self) -> set[str]:
+        """Names of the schema's top-level properties."""
+        props = self.parameters.get("properties")
+        return set(props) if isinstance(props, dict) else set()
+
+
+@dataclass(slots=True)
+class ChatRequest:
+    """A model request, whatever protocol it arrived in."""
+
+    model: str
+    messages: list[Message]
+    tools: list[ToolSpec] = field(default_factory=list)
+    stream: bool = False
+    max_tokens: int | None = None
+    temperature: float | None = None
+    json_mode: bool = False
+    include_usage: bool = False
+
+    def system_text(self) -> str:
+        """All system messages joined."""
+        return "\n".join(m.text for m in self.messages if m.role == "system")
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token usage of one request."""
+
+    input_tokens: int
+    output_tokens: int
+
+
+@dataclass(slots=True)
+class TextDelta:
+    """A piece of assistant text."""
+
+    text: str
+
+
+@dataclass(slots=True)
+class ToolCallStart:
+    """A tool call begins; its arguments follow as `ToolArgsDelta` pieces."""
+
+    index: int
+    id: str
+    name: str
+
+
+@dataclass(slots=True)
+class ToolArgsDelta:
+    """A piece of the JSON text of tool call `index`'s arguments."""
+
+    index: int
+    fragment: str
+
+
+@dataclass(slots=True)
+class Finish:
+    """The reply is complete; `usage` is None when the backend did not report it."""
+
+    reason: FinishReason
+    usage: Usage | None = None
+
+
+Event = TextDelta | ToolCallStart | ToolArgsDelta | Finish
+
+
+@dataclass(slots=True)
+class Reply:
+    """A reply assembled from its events."""
+
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    finish: FinishReason = "stop"
+    usage: Usage | None = None
+
+    def add(self, event: Event) -> None:
+        """Fold one event into the reply."""
+        if isinstance(event, TextDelta):
+            self.text += event.text
+        elif isinstance(event, ToolCallStart):
+            self.tool_calls.append(ToolCall(event.id, event.name, ""))
+        elif isinstance(event, ToolArgsDelta):
+            if 0 <= event.index < len(self.tool_calls):
+                self.tool_calls[event.index].arguments += event.fragment
+        else:
+            self.finish = event.reason
+            self.usage = event.usage
+
+    def as_record(self) -> dict[str, Any]:
+        """JSON-ready form for gateway.jsonl."""
+        return {
+            "text": self.text,
+            "tool_calls": [
+                {"id": c.id, "name": c.name, "arguments": c.arguments} for c in self.tool_calls
+            ],
+            "finish": self.finish,
+        }
+
+
+def reply_events(reply: Reply) -> list[Event]:
+    """The events that produce `reply` (used by backends that answer whole replies)."""
+    events: list[Event] = []
+    if reply.text:
+        events.append(TextDelta(reply.text))
+    for index, call in enumerate(reply.tool_calls):
+        events.append(ToolCallStart(index, call.id, call.name))
+        events.append(ToolArgsDelta(index, call.arguments))
+    events.append(Finish(reply.finish, reply.usage))
+    return events
+
+
+def count_tokens(text: str) -> int:
+    """Approximate token count: one token per 4 characters, at least one per word-ish run.
+
+    No tokenizer ships offline for every model, so counted figures are an estimate and
+    are recorded with `token_source: gateway-counted`.
+    """
+    if not text:
+        return 0
+    return max(1, (len(text) + 3) // 4)
+
+
+def count_request_tokens(request: ChatRequest) -> int:
+    """Approximate prompt tokens of a request: message texts, tool calls and tool schemas."""
+    total = 0
+    for message in request.messages:
+        total += 4 + count_tokens(message.text)
+        for call in message.tool_calls:
+            total += count_tokens(call.name) + count_tokens(call.arguments)
+    for tool in request.tools:
+        total += count_tokens(tool.name) + count_tokens(tool.description)
+        total += count_tokens(json.dumps(tool.parameters))
+    return total
+
+
+def count_reply_tokens(reply: Reply) -> int:
+    """Approximate completion tokens of an assembled reply."""
+    total = count_tokens(reply.text)
+    for call in reply.tool_calls:
+        total += count_tokens(call.name) + count_tokens(call.arguments)
+    return total

@@ -1,0 +1,87 @@
+"""One request/reply exchange: wraps a backend's event stream with timing and usage."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+from localagentbench.gateway._canonical import (
+    ChatRequest,
+    Event,
+    Finish,
+    Reply,
+    count_reply_tokens,
+    count_request_tokens,
+)
+
+TokenOrigin = Literal["backend", "counted"]
+
+
+class Exchange:
+    """Pulls events from the backend once, timing the first one and assembling the reply.
+
+    `prime()` fetches the first event before any byte is sent to the agent, so backend
+    errors still become proper HTTP errors; iterating then yields every event unbuffered.
+    """
+
+    def __init__(
+        self, request: ChatRequest, events: AsyncIterator[Event], started: float, model_name: str
+    ) -> None:
+        self.request = request
+        self.model_name = model_name
+        self.started = started
+        self.reply = Reply()
+        self.ttft_s: float | None = None
+        self.finished: float | None = None
+        self._events = events
+        self._first: Event | None = None
+
+    async def prime(self) -> None:
+        """Fetch the first event (raises the backend's error, if any, before streaming)."""
+        try:
+            self._first = await anext(self._events)
+        except StopAsyncIteration:
+            self._first = Finish("stop")
+        self.ttft_s = time.perf_counter() - self.started
+
+    async def __aiter__(self) -> AsyncIterator[Event]:
+        first = self._first
+        if first is not None:
+            self._first = None
+            self.reply.add(first)
+            yield first
+            if isinstance(first, Finish):
+                self.finished = time.perf_counter()
+                return
+        async for event in self._events:
+            self.reply.add(event)
+            yield event
+            if isinstance(event, Finish):
+                break
+        self.finished = time.perf_counter()
+
+    async def collect(self) -> Reply:
+        """Consume every event and return the assembled reply."""
+        async for _ in self:
+            pass
+        return self.reply
+
+    def usage(self) -> tuple[int, int, TokenOrigin]:
+        """(input, output, origin): the backend's figures, else the gateway's count."""
+        usage = self.reply.usage
+        if usage is not None:
+            return usage.input_tokens, usage.output_tokens, "backend"
+        return count_request_tokens(self.request), count_reply_tokens(self.reply), "counted"
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def sse(data: Any, event: str | None = None) -> bytes:
+    """One server-sent event."""
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {dumps(data)}\n\n".encode()

@@ -1,0 +1,351 @@
+"""The gateway: an aiohttp server on its own thread and event loop, one route per trial."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+from localagentbench.gateway._backend import CallContext, make_backend
+from localagentbench.gateway._errors import (
+    BackendHTTPError,
+    BadRequest,
+    CassetteDiverged,
+    GatewayError,
+    TrialNotFound,
+)
+from localagentbench.gateway._exchange import Exchange, dumps
+from localagentbench.gateway._front import Front
+from localagentbench.gateway._routes import Fronts, Route, resolve
+from localagentbench.gateway._stats import TrialStats
+from localagentbench.gateway._trial import Admission, Trial
+
+DEFAULT_TRIAL = "default"
+"""Trial served at the root path (no `/t/<id>` prefix), used by `serve()`."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrialRoute:
+    """The base URLs one trial's agent uses, one per protocol."""
+
+    trial_id: str
+    base_url: str
+    """`http://127.0.0.1:PORT/t/<trial_id>`: root of every protocol below."""
+    openai_base_url: str
+    """OpenAI chat completions base (`.../v1`): LAB_BASE_URL, OPENAI_BASE_URL."""
+    responses_base_url: str
+    """OpenAI Responses API base (`.../v1`), e.g. for Codex."""
+    anthropic_base_url: str
+    """Anthropic Messages base (the SDK appends `/v1/messages`): ANTHROPIC_BASE_URL."""
+    ollama_host: str
+    """Ollama host (the client appends `/api/chat`): OLLAMA_HOST."""
+    gemini_base_url: str
+    """Gemini base (the client appends `/v1beta/models/...`): GOOGLE_GEMINI_BASE_URL."""
+
+
+class Gateway:
+    """The run's model gateway: a local HTTP proxy with one route prefix per trial.
+
+    Thread-safe: `start`, `open_trial`, `stats`, `close_trial` and `stop` may be called
+    from any thread; requests are served on the gateway's own event loop thread.
+    """
+
+    def __init__(self, *, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.host = host
+        self._requested_port = port
+        self._port: int | None = None
+        self._trials: dict[str, Trial] = {}
+        self._trials_lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._runner: web.AppRunner | None = None
+        self._session: aiohttp.ClientSession | None = None
+        self._fronts = Fronts.build()
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start serving in a background thread; returns once the port is listening."""
+        if self._thread is not None:
+            raise GatewayError("gateway already started")
+        started: Future[int] = Future()
+        self._thread = threading.Thread(
+            target=self._run, args=(started,), name="lab-gateway", daemon=True
+        )
+        self._thread.start()
+        try:
+            self._port = started.result(timeout=30)
+        except OSError as e:
+            self._thread.join()
+            self._thread = None
+            raise GatewayError(
+                f"gateway cannot listen on {self.host}:{self._requested_port}: {e}"
+            ) from e
+
+    def _run(self, started: Future[int]) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        try:
+            port = loop.run_until_complete(self._startup())
+        except OSError as e:
+            started.set_exception(e)
+            loop.close()
+            return
+        started.set_result(port)
+        try:
+            loop.run_forever()
+        finally:
+            loop.run_until_complete(self._shutdown())
+            loop.close()
+
+    async def _startup(self) -> int:
+        app = web.Application(client_max_size=256 * 1024 * 1024)
+        app.router.add_route("*", "/{tail:.*}", self._handle)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await runner.setup()
+        site = web.TCPSite(runner, self.host, self._requested_port)
+        try:
+            await site.start()
+        except OSError:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+        address = runner.addresses[0]
+        return int(address[1])
+
+    async def _shutdown(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    def stop(self) -> None:
+        """Stop serving and close every open trial's recording."""
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=30)
+        self._loop = self._thread = None
+        self._port = None
+        with self._trials_lock:
+            trials, self._trials = list(self._trials.values()), {}
+        for trial in trials:
+            trial.close()
+
+    def __enter__(self) -> Gateway:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        """The listening port."""
+        if self._port is None:
+            raise GatewayError("gateway not started")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """`http://HOST:PORT`."""
+        return f"http://{self.host}:{self.port}"
+
+    # -- trials ----------------------------------------------------------------------
+
+    def open_trial(
+        self,
+        trial_id: str,
+        *,
+        model: str,
+        workspace: Path,
+        log_path: Path,
+        max_requests: int | None = None,
+        loop_threshold: int = 5,
+    ) -> TrialRoute:
+        """Register a trial: its model backend, caps and recording file; returns its URLs."""
+        if not trial_id or "/" in trial_id:
+            raise GatewayError(f"trial id {trial_id!r} must be non-empty and contain no '/'")
+        trial = Trial(
+            trial_id,
+            model=model,
+            workspace=workspace,
+            log_path=log_path,
+            backend=make_backend(model),
+            max_requests=max_requests,
+            loop_threshold=loop_threshold,
+        )
+        with self._trials_lock:
+            if trial_id in self._trials:
+                trial.close()
+                raise GatewayError(f"trial {trial_id!r} is already open")
+            self._trials[trial_id] = trial
+        return self.route(trial_id)
+
+    def route(self, trial_id: str) -> TrialRoute:
+        """The URLs of a trial."""
+        base = self.url if trial_id == DEFAULT_TRIAL else f"{self.url}/t/{trial_id}"
+        return TrialRoute(
+            trial_id=trial_id,
+            base_url=base,
+            openai_base_url=f"{base}/v1",
+            responses_base_url=f"{base}/v1",
+            anthropic_base_url=base,
+            ollama_host=base,
+            gemini_base_url=base,
+        )
+
+    def _trial(self, trial_id: str) -> Trial:
+        with self._trials_lock:
+            trial = self._trials.get(trial_id)
+        if trial is None:
+            raise TrialNotFound(f"no open trial {trial_id!r}")
+        return trial
+
+    def stats(self, trial_id: str) -> TrialStats:
+        """Live figures of an open trial (cap_hit so far, tokens so far, ...)."""
+        return self._trial(trial_id).snapshot()
+
+    def close_trial(self, trial_id: str) -> TrialStats:
+        """Stop routing the trial, close its recording, return its final figures."""
+        with self._trials_lock:
+            trial = self._trials.pop(trial_id, None)
+        if trial is None:
+            raise TrialNotFound(f"no open trial {trial_id!r}")
+        return trial.close()
+
+    # -- serving ---------------------------------------------------------------------
+
+    def _http(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
+            self._session = aiohttp.ClientSession(
+                connector=connector, timeout=aiohttp.ClientTimeout(total=None, sock_connect=10)
+            )
+        return self._session
+
+    async def _handle(self, http: web.Request) -> web.StreamResponse:
+        path = http.path
+        trial_id = DEFAULT_TRIAL
+        if path.startswith("/t/"):
+            trial_id, _, rest = path[3:].partition("/")
+            path = "/" + rest
+        if http.method == "HEAD":
+            return web.Response(status=200)
+        route = resolve(self._fronts, http.method, path)
+        if route is None:
+            return _json_error(404, f"the gateway does not serve {http.method} {path}")
+        try:
+            trial = self._trial(trial_id)
+        except TrialNotFound as e:
+            return _json_error(404, str(e))
+        if route.static is not None:
+            return await route.static(http, trial)
+        assert route.front is not None
+        return await self._call(http, trial, route, path)
+
+    async def _call(
+        self, http: web.Request, trial: Trial, route: Route, path: str
+    ) -> web.StreamResponse:
+        started = time.perf_counter()
+        front = route.front
+        assert front is not None
+        raw = await http.read()
+        try:
+            body = json.loads(raw)
+            request = front.parse(body, route.model)
+        except (ValueError, BadRequest) as e:
+            return _error(front, 400, f"bad request: {e}", "invalid_request_error")
+        if route.stream is not None:
+            request.stream = route.stream
+        admission = trial.admit(request, raw)
+
+        def finish(status: int, exchange: Exchange | None, error: str | None) -> None:
+            reply = exchange.reply if exchange is not None and error is None else None
+            tokens_in, tokens_out, origin = (
+                exchange.usage() if reply is not None and exchange else (0, 0, "counted")
+            )
+            end = (
+                exchange.finished
+                if exchange is not None and exchange.finished
+                else time.perf_counter()
+            )
+            trial.record(
+                admission,
+                front=front.name,
+                path=path,
+                body=body,
+                status=status,
+                latency_s=end - started,
+                ttft_s=exchange.ttft_s if exchange is not None else None,
+                reply=reply,
+                input_tokens=tokens_in,
+                output_tokens=tokens_out,
+                token_source=origin,
+                error=error,
+            )
+
+        if admission.refused is not None:
+            finish(429, None, admission.refused)
+            headers = {"x-should-retry": "false"}
+            return _error(front, 429, admission.refused, "request_cap_reached", headers)
+        ctx = CallContext(
+            trial.workspace, admission.side is not None, admission.fingerprint, self._http
+        )
+        exchange = Exchange(request, trial.backend.stream(request, ctx), started, trial.model)
+        try:
+            await exchange.prime()
+        except BackendHTTPError as e:
+            return self._backend_error(front, trial, e, finish)
+        except CassetteDiverged as e:
+            finish(409, None, str(e))
+            return _error(front, 409, str(e), "cassette_diverged", {"x-should-retry": "false"})
+        except (TimeoutError, aiohttp.ClientError, OSError) as e:
+            message = f"backend {trial.backend.endpoint} unreachable: {e!r}"
+            finish(502, None, message)
+            return _error(front, 502, message, "backend_unreachable")
+        try:
+            response = await front.respond(http, exchange)
+        except (TimeoutError, aiohttp.ClientError, OSError, BackendHTTPError) as e:
+            finish(502, exchange, f"stream broken: {e!r}")
+            raise
+        finish(response.status, exchange, None)
+        return response
+
+    def _backend_error(
+        self, front: Front, trial: Trial, error: BackendHTTPError, finish: Any
+    ) -> web.StreamResponse:
+        headers: dict[str, str] = {}
+        if error.rate_limited:
+            trial.rate_limited(error)
+            if error.retry_after_s is not None:
+                headers["retry-after"] = str(max(0, round(error.retry_after_s)))
+        finish(error.status, None, str(error))
+        kind = "rate_limit_error" if error.rate_limited else "backend_error"
+        return _error(front, error.status, str(error), kind, headers)
+
+
+def _error(
+    front: Front, status: int, message: str, kind: str, headers: dict[str, str] | None = None
+) -> web.Response:
+    return web.json_response(
+        front.error_body(status, message, kind), status=status, headers=headers, dumps=dumps
+    )
+
+
+def _json_error(status: int, message: str) -> web.Response:
+    return web.json_response({"error": {"message": message, "type": "not_found"}}, status=status)
+
+
+__all__ = ["DEFAULT_TRIAL", "Admission", "Gateway", "TrialRoute"]

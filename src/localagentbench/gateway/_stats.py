@@ -1,0 +1,81 @@
+"""Per-trial figures the runner copies into the trial record."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+TokenSource = Literal["gateway-backend", "gateway-counted", "gateway-mixed", "none"]
+
+
+class RateLimitEvent(BaseModel):
+    """A backend refused a request for rate or quota reasons."""
+
+    at: datetime
+    """When the refusal arrived (UTC)."""
+    status: int
+    """HTTP status the backend answered (429, or 402/403 for quota errors)."""
+    retry_after_s: float | None = None
+    """Delay the backend asked for (Retry-After and similar headers), None when not given."""
+    endpoint: str
+    """The backend endpoint that refused."""
+    message: str = ""
+    """The backend's error text, shortened."""
+
+
+class TrialStats(BaseModel):
+    """Uniform model-traffic figures for one trial, whatever the agent logs itself."""
+
+    version: int = 1
+    """Schema version of this model."""
+    trial_id: str
+    """The trial these figures belong to."""
+    model: str
+    """The gateway model id the trial used (e.g. `scripted/fix-greeting`)."""
+    requests: int = 0
+    """Model requests admitted (side requests included; refused ones and listings excluded)."""
+    refused: int = 0
+    """Requests refused because the cap was reached."""
+    side_requests: int = 0
+    """Requests recognised as side requests (title generation, probes, ...)."""
+    input_tokens: int = 0
+    """Prompt tokens summed over requests."""
+    output_tokens: int = 0
+    """Completion tokens summed over requests."""
+    token_source: TokenSource = "none"
+    """Where token figures come from: the backend's usage, the gateway's own count, both."""
+    latency_p50_s: float | None = None
+    """Median wall time from request arrival to the last byte of the reply."""
+    latency_p90_s: float | None = None
+    """90th percentile of the same latency."""
+    ttft_p50_s: float | None = None
+    """Median time from request arrival to the first content event from the backend."""
+    errors: int = 0
+    """Requests that ended in an error (backend errors, refusals, bad requests)."""
+    cap_hit: bool = False
+    """A request was refused because `max_requests` was reached."""
+    loop_detected: bool = False
+    """The same request arrived `loop_threshold` times in a row."""
+    rate_limited: list[RateLimitEvent] = Field(default_factory=list)
+    """Rate-limit or quota refusals from the backend, in order."""
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """Percentile `q` (0..100) with linear interpolation between closest ranks.
+
+    Same definition as numpy's default; None for an empty sequence, the value itself
+    for one element.
+    """
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = (len(ordered) - 1) * q / 100.0
+    low = math.floor(rank)
+    high = math.ceil(rank)
+    if low == high:
+        return ordered[low]
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)

@@ -1,0 +1,181 @@
+"""One trial's state: caps, loop detection, figures, and its gateway.jsonl recording."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from localagentbench.gateway._backend import Backend
+from localagentbench.gateway._canonical import ChatRequest, Reply
+from localagentbench.gateway._errors import BackendHTTPError
+from localagentbench.gateway._side import side_reason
+from localagentbench.gateway._stats import RateLimitEvent, TrialStats, percentile
+
+
+@dataclass(slots=True)
+class Admission:
+    """The gateway's decision about one incoming model request."""
+
+    seq: int
+    """1-based request number in this trial."""
+    fingerprint: str
+    """Hash of the raw body."""
+    side: str | None
+    """Side-request rule that matched, None for a main-loop request."""
+    refused: str | None
+    """Why the request is refused (cap reached), None when admitted."""
+
+
+def fingerprint(raw: bytes) -> str:
+    """Stable hash of a request body."""
+    return hashlib.blake2b(raw, digest_size=12).hexdigest()
+
+
+class Trial:
+    """Mutable per-trial state; every method is safe to call from any thread."""
+
+    def __init__(
+        self,
+        trial_id: str,
+        *,
+        model: str,
+        workspace: Path,
+        log_path: Path,
+        backend: Backend,
+        max_requests: int | None,
+        loop_threshold: int,
+    ) -> None:
+        self.trial_id = trial_id
+        self.model = model
+        self.workspace = str(workspace.resolve())
+        self.backend = backend
+        self.max_requests = max_requests
+        self.loop_threshold = loop_threshold
+        self._lock = threading.Lock()
+        self._stats = TrialStats(trial_id=trial_id, model=model)
+        self._latencies: list[float] = []
+        self._ttfts: list[float] = []
+        self._sources: set[str] = set()
+        self._seen_tools = False
+        self._last_fp: str | None = None
+        self._repeats = 0
+        self._seq = 0
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log: IO[str] | None = log_path.open("a", encoding="utf-8")
+
+    def admit(self, request: ChatRequest, raw: bytes) -> Admission:
+        """Count the request, apply the cap and the loop detector, classify it."""
+        fp = fingerprint(raw)
+        with self._lock:
+            stats = self._stats
+            side = side_reason(request, seen_tools=self._seen_tools)
+            if request.tools:
+                self._seen_tools = True
+            if fp == self._last_fp:
+                self._repeats += 1
+            else:
+                self._last_fp, self._repeats = fp, 1
+            if self._repeats >= self.loop_threshold:
+                stats.loop_detected = True
+            self._seq += 1
+            if self.max_requests is not None and stats.requests >= self.max_requests:
+                stats.cap_hit = True
+                stats.refused += 1
+                refused = (
+                    f"LocalAgentBench request cap reached: this trial may make at most "
+                    f"{self.max_requests} model requests (max_requests); the trial ends as cap_hit"
+                )
+                return Admission(self._seq, fp, side, refused)
+            stats.requests += 1
+            if side:
+                stats.side_requests += 1
+            return Admission(self._seq, fp, side, None)
+
+    def rate_limited(self, error: BackendHTTPError) -> None:
+        """Note a rate-limit refusal from the backend."""
+        event = RateLimitEvent(
+            at=datetime.now(UTC),
+            status=error.status,
+            retry_after_s=error.retry_after_s,
+            endpoint=error.endpoint or self.backend.endpoint,
+            message=error.message[:500],
+        )
+        with self._lock:
+            self._stats.rate_limited.append(event)
+
+    def record(
+        self,
+        admission: Admission,
+        *,
+        front: str,
+        path: str,
+        body: Any,
+        status: int,
+        latency_s: float,
+        ttft_s: float | None,
+        reply: Reply | None,
+        input_tokens: int,
+        output_tokens: int,
+        token_source: str,
+        error: str | None,
+    ) -> None:
+        """Add one finished request to the figures and append it to gateway.jsonl."""
+        entry = {
+            "seq": admission.seq,
+            "at": datetime.now(UTC).isoformat(),
+            "front": front,
+            "path": path,
+            "side": admission.side,
+            "status": status,
+            "latency_s": round(latency_s, 6),
+            "ttft_s": None if ttft_s is None else round(ttft_s, 6),
+            "usage": {"input": input_tokens, "output": output_tokens, "source": token_source},
+            "error": error,
+            "refused": admission.refused,
+            "request": body,
+            "response": reply.as_record() if reply is not None else None,
+        }
+        line = json.dumps(entry, ensure_ascii=False, default=str) + "\n"
+        with self._lock:
+            stats = self._stats
+            if error is not None or status >= 400:
+                stats.errors += 1
+            if reply is not None and error is None:
+                stats.input_tokens += input_tokens
+                stats.output_tokens += output_tokens
+                self._sources.add(token_source)
+                self._latencies.append(latency_s)
+                if ttft_s is not None:
+                    self._ttfts.append(ttft_s)
+            if self._log is not None:
+                self._log.write(line)
+                self._log.flush()
+
+    def snapshot(self) -> TrialStats:
+        """A copy of the figures so far."""
+        with self._lock:
+            stats = self._stats.model_copy(deep=True)
+            latencies, ttfts, sources = list(self._latencies), list(self._ttfts), set(self._sources)
+        stats.latency_p50_s = percentile(latencies, 50)
+        stats.latency_p90_s = percentile(latencies, 90)
+        stats.ttft_p50_s = percentile(ttfts, 50)
+        if sources == {"backend"}:
+            stats.token_source = "gateway-backend"
+        elif sources == {"counted"}:
+            stats.token_source = "gateway-counted"
+        elif sources:
+            stats.token_source = "gateway-mixed"
+        return stats
+
+    def close(self) -> TrialStats:
+        """Close the recording and return the final figures."""
+        with self._lock:
+            log, self._log = self._log, None
+        if log is not None:
+            log.close()
+        return self.snapshot()

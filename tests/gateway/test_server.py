@@ -1,0 +1,152 @@
+"""Gateway lifecycle, routing, recording, caps and loop detection."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import httpx
+import openai
+import pytest
+
+from localagentbench.gateway import Gateway, GatewayError, TrialNotFound, UnknownModel
+
+from .conftest import OpenTrial
+
+MESSAGES = [{"role": "user", "content": "fix hello.py"}]
+
+
+def chat(base_url: str, content: str = "fix hello.py") -> openai.types.chat.ChatCompletion:
+    api = openai.OpenAI(base_url=base_url, api_key="unused", max_retries=0)
+    return api.chat.completions.create(model="m", messages=[{"role": "user", "content": content}])
+
+
+def test_listens_on_loopback_ephemeral_port_in_its_own_thread(gateway: Gateway) -> None:
+    assert gateway.url.startswith("http://127.0.0.1:")
+    assert gateway.port > 0
+    assert any(t.name == "lab-gateway" for t in threading.enumerate())
+    assert httpx.head(gateway.url + "/t/nope/").status_code == 200
+
+
+def test_two_gateways_get_different_ports() -> None:
+    with Gateway() as one, Gateway() as two:
+        assert one.port != two.port
+
+
+def test_stop_ends_the_thread_and_closes_the_port() -> None:
+    gw = Gateway()
+    gw.start()
+    url = gw.url
+    threads = {t.ident for t in threading.enumerate() if t.name == "lab-gateway"}
+    gw.stop()
+    assert not any(t.ident in threads and t.is_alive() for t in threading.enumerate())
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(url + "/v1/models")
+    with pytest.raises(GatewayError):
+        _ = gw.url
+
+
+def test_port_in_use_is_a_domain_error(gateway: Gateway) -> None:
+    with pytest.raises(GatewayError, match="cannot listen"):
+        Gateway(port=gateway.port).start()
+
+
+def test_unknown_trial_is_404(gateway: Gateway) -> None:
+    reply = httpx.post(gateway.url + "/t/nope/v1/chat/completions", json={"messages": MESSAGES})
+    assert reply.status_code == 404
+    assert "nope" in reply.json()["error"]["message"]
+
+
+def test_trials_are_isolated_by_route_prefix(open_trial: OpenTrial, gateway: Gateway) -> None:
+    one = open_trial("a")
+    two = open_trial("b")
+    assert chat(one.openai_base_url).choices[0].message.content == "I will read the file first."
+    assert (
+        chat(one.openai_base_url, "again").choices[0].message.content == "Now I fix the greeting."
+    )
+    assert chat(two.openai_base_url).choices[0].message.content == "I will read the file first."
+    assert gateway.stats("a").requests == 2
+    assert gateway.stats("b").requests == 1
+
+
+def test_unknown_model_and_duplicate_trial_are_domain_errors(open_trial: OpenTrial) -> None:
+    with pytest.raises(UnknownModel, match="scripted/"):
+        open_trial(model="nonsense")
+    open_trial("dup")
+    with pytest.raises(GatewayError, match="already open"):
+        open_trial("dup")
+
+
+def test_recording_has_request_response_status_latency_usage(
+    open_trial: OpenTrial, gateway: Gateway, tmp_path: Path
+) -> None:
+    route = open_trial()
+    chat(route.openai_base_url)
+    chat(route.openai_base_url, "second")
+    stats = gateway.close_trial("t1")
+    lines = (tmp_path / "trials" / "t1" / "gateway.jsonl").read_text().splitlines()
+    entries = [json.loads(line) for line in lines]
+    assert [e["seq"] for e in entries] == [1, 2]
+    first = entries[0]
+    assert first["status"] == 200
+    assert first["front"] == "openai-chat"
+    assert first["request"]["messages"] == MESSAGES
+    assert first["response"]["text"] == "I will read the file first."
+    assert first["usage"] == {"input": 100, "output": 20, "source": "backend"}
+    assert first["latency_s"] > 0
+    assert first["ttft_s"] is not None
+    assert first["ttft_s"] <= first["latency_s"]
+    assert stats.requests == 2
+    assert (stats.input_tokens, stats.output_tokens) == (200, 40)
+    assert stats.token_source == "gateway-backend"
+    assert stats.latency_p50_s is not None
+    assert stats.latency_p90_s is not None
+    assert stats.latency_p90_s >= stats.latency_p50_s
+    assert stats.ttft_p50_s is not None
+    assert stats.errors == 0
+    with pytest.raises(TrialNotFound):
+        gateway.stats("t1")
+
+
+def test_cap_refuses_with_clear_message_and_flags_cap_hit(
+    open_trial: OpenTrial, gateway: Gateway
+) -> None:
+    route = open_trial(max_requests=1)
+    chat(route.openai_base_url)
+    assert not gateway.stats("t1").cap_hit
+    with pytest.raises(openai.RateLimitError, match="max_requests") as info:
+        chat(route.openai_base_url, "next")
+    assert info.value.response.headers["x-should-retry"] == "false"
+    stats = gateway.stats("t1")
+    assert stats.cap_hit
+    assert stats.requests == 1
+    assert stats.refused == 1
+    assert stats.errors == 1
+
+
+def test_same_request_repeated_flags_loop(open_trial: OpenTrial, gateway: Gateway) -> None:
+    route = open_trial(loop_threshold=3)
+    chat(route.openai_base_url)
+    chat(route.openai_base_url)
+    assert not gateway.stats("t1").loop_detected
+    chat(route.openai_base_url, "different")
+    chat(route.openai_base_url, "different")
+    assert not gateway.stats("t1").loop_detected
+    chat(route.openai_base_url, "different")
+    assert gateway.stats("t1").loop_detected
+
+
+def test_bad_json_is_400_and_counts_nothing(open_trial: OpenTrial, gateway: Gateway) -> None:
+    route = open_trial()
+    reply = httpx.post(route.openai_base_url + "/chat/completions", content=b"{not json")
+    assert reply.status_code == 400
+    assert "bad request" in reply.json()["error"]["message"]
+    assert gateway.stats("t1").requests == 0
+
+
+def test_default_trial_served_at_root(gateway: Gateway, tmp_path: Path) -> None:
+    gateway.open_trial(
+        "default", model="scripted/fix-greeting", workspace=tmp_path, log_path=tmp_path / "g.jsonl"
+    )
+    assert chat(gateway.url + "/v1").choices[0].message.content == "I will read the file first."
