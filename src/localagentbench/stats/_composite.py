@@ -75,6 +75,9 @@ def composite_parts(
     is never rescaled. ``parts`` and ``rescaled`` in the result say what was
     done, so a report can mark such scores as not comparable with full ones.
 
+    Small n: as for ``composite_score``, the inputs' own uncertainty is not
+    carried through; a rescaled score leans harder on the parts that remain.
+
     Raises:
         ValueError: an input is out of range (fractions outside [0, 1],
             quality outside [1, 5], negative times or weights, ``span_s <= 0``),
