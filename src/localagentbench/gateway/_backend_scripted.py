@@ -18,7 +18,7 @@ from localagentbench.gateway._canonical import (
     ToolSpec,
     Usage,
 )
-from localagentbench.gateway._errors import CassetteDiverged
+from localagentbench.gateway._errors import BackendHTTPError, CassetteDiverged
 from localagentbench.gateway._script import (
     CandidateCall,
     Script,
@@ -26,6 +26,7 @@ from localagentbench.gateway._script import (
     expand_workspace,
     load_script,
 )
+from localagentbench.gateway._upstream import is_rate_limited
 
 SIDE_JSON = '{"next_speaker": "user", "reasoning": "scripted side reply"}'
 """Reply to side requests that ask for a JSON object."""
@@ -89,6 +90,14 @@ class ScriptedBackend:
         if index >= len(steps):
             return Reply(expand_workspace(steps[-1].text, ctx.workspace), usage=reported)
         step = steps[index]
+        if step.error is not None:
+            raise BackendHTTPError(
+                step.error.status,
+                step.error.message,
+                endpoint=self.endpoint,
+                retry_after_s=step.error.retry_after_s,
+                rate_limited=is_rate_limited(step.error.status, step.error.message),
+            )
         if self.script.strict and step.expect is not None:
             self._check(index, step, request)
         text = expand_workspace(step.text, ctx.workspace)

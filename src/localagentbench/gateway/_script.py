@@ -41,6 +41,17 @@ class Expectation(BaseModel):
     """Sorted tool names the recorded request offered."""
 
 
+class StepError(BaseModel):
+    """An HTTP error the scripted backend answers instead of a reply (rate limits, outages)."""
+
+    status: int = Field(ge=400, le=599)
+    """HTTP status (429 makes a rate_limited event)."""
+    message: str = "scripted error"
+    """Error text."""
+    retry_after_s: float | None = None
+    """Retry-After sent with the error."""
+
+
 class Step(BaseModel):
     """One model turn."""
 
@@ -48,6 +59,8 @@ class Step(BaseModel):
     """Assistant text of the turn."""
     tool_calls: list[CandidateCall] = Field(default_factory=list)
     """Candidates: the first one the request can take is used (one call per turn)."""
+    error: StepError | None = None
+    """Answer this turn with an HTTP error instead (consumes the step)."""
     expect: Expectation | None = None
     """Cassettes only: the request this step answered when it was recorded."""
 

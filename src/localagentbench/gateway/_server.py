@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import threading
 import time
 from concurrent.futures import Future
@@ -173,8 +174,13 @@ class Gateway:
         log_path: Path,
         max_requests: int | None = None,
         loop_threshold: int = 5,
+        cassette_path: Path | None = None,
     ) -> TrialRoute:
-        """Register a trial: its model backend, caps and recording file; returns its URLs."""
+        """Register a trial: its model backend, caps and recording file; returns its URLs.
+
+        `log_path` receives gateway.jsonl; `cassette_path`, when given, receives the
+        trial's main-loop traffic as a cassette on `close_trial` (for `replay/<path>`).
+        """
         if not trial_id or "/" in trial_id:
             raise GatewayError(f"trial id {trial_id!r} must be non-empty and contain no '/'")
         trial = Trial(
@@ -185,6 +191,7 @@ class Gateway:
             backend=make_backend(model),
             max_requests=max_requests,
             loop_threshold=loop_threshold,
+            cassette_path=cassette_path,
         )
         with self._trials_lock:
             if trial_id in self._trials:
@@ -294,6 +301,7 @@ class Gateway:
                 output_tokens=tokens_out,
                 token_source=origin,
                 error=error,
+                request=request,
             )
 
         if admission.refused is not None:
@@ -330,7 +338,8 @@ class Gateway:
         if error.rate_limited:
             trial.rate_limited(error)
             if error.retry_after_s is not None:
-                headers["retry-after"] = str(max(0, round(error.retry_after_s)))
+                headers["retry-after"] = str(math.ceil(max(0.0, error.retry_after_s)))
+                headers["retry-after-ms"] = str(round(max(0.0, error.retry_after_s) * 1000))
         finish(error.status, None, str(error))
         kind = "rate_limit_error" if error.rate_limited else "backend_error"
         return _error(front, error.status, str(error), kind, headers)

@@ -12,6 +12,7 @@ from typing import IO, Any
 
 from localagentbench.gateway._backend import Backend
 from localagentbench.gateway._canonical import ChatRequest, Reply
+from localagentbench.gateway._cassette import CassetteRecorder
 from localagentbench.gateway._errors import BackendHTTPError
 from localagentbench.gateway._side import side_reason
 from localagentbench.gateway._stats import RateLimitEvent, TrialStats, percentile
@@ -49,6 +50,7 @@ class Trial:
         backend: Backend,
         max_requests: int | None,
         loop_threshold: int,
+        cassette_path: Path | None = None,
     ) -> None:
         self.trial_id = trial_id
         self.model = model
@@ -65,6 +67,11 @@ class Trial:
         self._last_fp: str | None = None
         self._repeats = 0
         self._seq = 0
+        self._cassette = (
+            CassetteRecorder(cassette_path, name=trial_id, workspace=self.workspace)
+            if cassette_path is not None
+            else None
+        )
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log: IO[str] | None = log_path.open("a", encoding="utf-8")
 
@@ -123,6 +130,7 @@ class Trial:
         output_tokens: int,
         token_source: str,
         error: str | None,
+        request: ChatRequest | None = None,
     ) -> None:
         """Add one finished request to the figures and append it to gateway.jsonl."""
         entry = {
@@ -152,6 +160,8 @@ class Trial:
                 self._latencies.append(latency_s)
                 if ttft_s is not None:
                     self._ttfts.append(ttft_s)
+                if self._cassette is not None and request is not None and admission.side is None:
+                    self._cassette.add(request, reply)
             if self._log is not None:
                 self._log.write(line)
                 self._log.flush()
@@ -176,6 +186,9 @@ class Trial:
         """Close the recording and return the final figures."""
         with self._lock:
             log, self._log = self._log, None
+            cassette, self._cassette = self._cassette, None
         if log is not None:
             log.close()
+        if cassette is not None:
+            cassette.write()
         return self.snapshot()
