@@ -1,0 +1,48 @@
+"""Isolation: the agent sees only its workspace, its HOME and read-only toolchains.
+
+Backends turn an agent's command into a jailed one; they never run it. The runner does::
+
+    sandbox = select(None)                      # bwrap, else landlock, else none (warns)
+    with sandbox.wrap(argv, spec) as jailed:
+        result = run_process(jailed.argv, cwd=jailed.cwd, env=jailed.env, timeout_s=...)
+    record.isolation = isolation_level(sandbox)
+
+`tamper_report` compares the final workspace with the pristine one for edited test and oracle
+files. See docs/METHODOLOGY.md, "Isolation".
+"""
+
+from localagentbench.sandbox._bwrap import BwrapSandbox
+from localagentbench.sandbox._launcher import SETUP_FAILED
+from localagentbench.sandbox._none import NoneSandbox
+from localagentbench.sandbox._select import (
+    BACKENDS,
+    BackendStatus,
+    available_backends,
+    isolation_level,
+    select,
+)
+from localagentbench.sandbox._spec import (
+    NOBODY_UID,
+    Sandbox,
+    SandboxError,
+    SandboxSpec,
+    SandboxUnavailableError,
+)
+from localagentbench.sandbox._wrapped import Wrapped
+
+__all__ = [
+    "BACKENDS",
+    "NOBODY_UID",
+    "SETUP_FAILED",
+    "BackendStatus",
+    "BwrapSandbox",
+    "NoneSandbox",
+    "Sandbox",
+    "SandboxError",
+    "SandboxSpec",
+    "SandboxUnavailableError",
+    "Wrapped",
+    "available_backends",
+    "isolation_level",
+    "select",
+]

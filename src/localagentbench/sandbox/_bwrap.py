@@ -1,0 +1,189 @@
+"""The bubblewrap backend: mount, PID, network, IPC and UTS namespaces around the agent.
+
+Inside, the agent sees an empty root with only: the system trees and a minimal /etc read-only,
+the toolchains and `spec.readonly` read-only, its workspace and HOME read-write, a private
+/tmp, the /proc of its own PID namespace, and a minimal /dev. Nothing else of the host exists
+there, so the task tree, held-out tests, references, other trials and the run directory cannot
+be found by any path. See docs/METHODOLOGY.md, "Isolation", for the uid decision.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+from collections.abc import Sequence
+from pathlib import Path
+
+from localagentbench.sandbox._layout import (
+    ETC_FILES,
+    LAUNCHER_DIR,
+    SYSTEM_TREES,
+    JailPlan,
+    launcher_command,
+    limits_config,
+    plan,
+)
+from localagentbench.sandbox._relay import Relay, tcp_connector
+from localagentbench.sandbox._spec import SandboxSpec, SandboxUnavailableError
+from localagentbench.sandbox._wrapped import Wrapped, lend_trees, new_scratch_path, scratch_dir
+
+__all__ = ["BWRAP_INSTALL", "BwrapSandbox", "find_bwrap"]
+
+BWRAP_INSTALL = "apt-get install bubblewrap (Debian/Ubuntu) or dnf install bubblewrap (Fedora)"
+_IN_JAIL_LAUNCHER = Path("/run/lab")
+_IN_JAIL_SOCKET = "/run/lab-gateway.sock"
+
+
+def find_bwrap() -> Path:
+    """The bwrap binary, or a one-line error saying how to install it."""
+    found = shutil.which("bwrap")
+    if found is None:
+        raise SandboxUnavailableError(f"bwrap not found: {BWRAP_INSTALL}")
+    return Path(found)
+
+
+class _Mounts:
+    """bwrap mount arguments, with every parent directory created world-readable first.
+
+    Privileged bwrap creates missing parents mode 0700, which the agent's uid could not
+    traverse; explicit ``--perms 0755 --dir`` avoids that.
+    """
+
+    def __init__(self) -> None:
+        self.args: list[str] = []
+        self._made: set[str] = set()
+
+    def _parents(self, dest: str) -> None:
+        parts = Path(dest).parts[1:-1]
+        for i in range(len(parts)):
+            parent = "/" + "/".join(parts[: i + 1])
+            if parent not in self._made:
+                self.args += ["--perms", "0755", "--dir", parent]
+                self._made.add(parent)
+
+    def add(self, kind: str, dest: str, *source: str, perms: str | None = None) -> None:
+        """One ``--KIND [SOURCE] DEST``; a mount hides whatever was made below it."""
+        self._parents(dest)
+        self._made = {p for p in self._made if not p.startswith(dest + "/")}
+        self._made.add(dest)
+        if perms is not None:
+            self.args += ["--perms", perms]
+        self.args += [kind, *source, dest]
+
+
+def _system_mounts(mounts: _Mounts) -> None:
+    for tree in SYSTEM_TREES:
+        if os.path.islink(tree):
+            mounts.add("--symlink", tree, os.readlink(tree))
+        elif os.path.isdir(tree):
+            mounts.add("--ro-bind", tree, tree)
+    for path in ETC_FILES:
+        mounts.add("--ro-bind-try", path, path)
+
+
+_IDENTITY = ("/etc/passwd", "/etc/group", "/etc/hosts")
+
+
+def _write_identity(scratch: Path, jail: JailPlan, spec: SandboxSpec) -> None:
+    """passwd, group and hosts for the jail: root, the agent user, localhost."""
+    uid = os.geteuid() if jail.uid is None else jail.uid
+    gid = os.getegid() if jail.gid is None else jail.gid
+    contents = {
+        "/etc/passwd": (
+            f"root:x:0:0:root:/root:/bin/sh\nagent:x:{uid}:{gid}:agent:{spec.home}:/bin/sh\n"
+            if uid != 0
+            else f"root:x:0:0:root:{spec.home}:/bin/sh\n"
+        ),
+        "/etc/group": "root:x:0:\n" + (f"agent:x:{gid}:\n" if gid != 0 else ""),
+        "/etc/hosts": "127.0.0.1 localhost\n::1 localhost\n",
+    }
+    for target, text in contents.items():
+        host = scratch / Path(target).name
+        host.write_text(text)
+        host.chmod(0o644)
+
+
+class BwrapSandbox:
+    """Namespaces via bubblewrap; the default on Linux where user namespaces (or root) allow."""
+
+    name = "bwrap"
+    level = "bwrap"
+
+    def __init__(self, bwrap: Path | None = None) -> None:
+        self.bwrap = bwrap or find_bwrap()
+
+    def wrap(self, argv: Sequence[str], spec: SandboxSpec) -> Wrapped:
+        """The jailed command; enter the result around `run_process`."""
+        if not argv:
+            raise ValueError("empty argv")
+        jail = plan(spec)
+        scratch = new_scratch_path()
+        config: dict[str, object] = {
+            "limits": limits_config(spec),
+            "uid": jail.uid,
+            "gid": jail.gid,
+            "seccomp": jail.uid is not None,  # without a user namespace: bwrap cannot block them
+            "drop_env": [] if "LC_CTYPE" in spec.env else ["LC_CTYPE"],  # Python's C-locale fix
+        }
+        if spec.network == "gateway":
+            config["forward"] = {"port": spec.gateway_port, "socket": _IN_JAIL_SOCKET}
+        command = launcher_command(jail.python, _IN_JAIL_LAUNCHER, config) + list(argv)
+        args = [str(self.bwrap), *self._namespace_args(jail, spec), "--clearenv"]
+        for key, value in spec.env.items():
+            args += ["--setenv", key, value]
+        mounts = _Mounts()
+        _system_mounts(mounts)
+        for target in _IDENTITY:
+            mounts.add("--ro-bind", target, str(scratch / Path(target).name))
+        mounts.add("--proc", "/proc")
+        mounts.add("--dev", "/dev")
+        mounts.add("--tmpfs", "/tmp", perms="1777")
+        mounts.add("--tmpfs", "/var/tmp", perms="1777")
+        for path in jail.readonly:
+            mounts.add("--ro-bind", str(path), str(path))
+        mounts.add("--bind", str(spec.home), str(spec.home))
+        mounts.add("--bind", str(spec.workspace), str(spec.workspace))
+        for path in jail.hidden:
+            if path.is_dir():
+                mounts.add("--tmpfs", str(path), perms="0755")
+            else:
+                mounts.add("--ro-bind", str(path), "/dev/null")
+        mounts.add("--ro-bind", str(_IN_JAIL_LAUNCHER), str(LAUNCHER_DIR))
+        if spec.network == "gateway":
+            mounts.add("--ro-bind", _IN_JAIL_SOCKET, str(scratch / "gateway.sock"))
+        args += mounts.args
+        args += ["--chdir", str(spec.workspace), "--", *command]
+
+        def setup(stack: contextlib.ExitStack[bool | None]) -> None:
+            stack.enter_context(scratch_dir(scratch))
+            _write_identity(scratch, jail, spec)
+            if jail.uid is not None and jail.gid is not None:
+                stack.enter_context(lend_trees([spec.workspace, spec.home], jail.uid, jail.gid))
+            if spec.network == "gateway":
+                assert spec.gateway_port is not None
+                listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                listener.bind(str(scratch / "gateway.sock"))
+                (scratch / "gateway.sock").chmod(0o666)
+                listener.listen(64)
+                relay = Relay(listener, tcp_connector(spec.gateway_host, spec.gateway_port))
+                relay.start()
+                stack.callback(relay.stop)
+
+        return Wrapped(tuple(args), {}, spec.workspace, self.level, _setup=setup)
+
+    @staticmethod
+    def _namespace_args(jail: JailPlan, spec: SandboxSpec) -> list[str]:
+        args = ["--die-with-parent", "--new-session", "--hostname", "lab-jail"]
+        args += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+        args += ["--unshare-cgroup-try"]
+        if jail.uid is None:
+            # Unprivileged: bwrap needs a user namespace anyway; forbid nested ones.
+            args += ["--unshare-user", "--disable-userns"]
+        else:
+            # Root: no user namespace, so the launcher can become a real unprivileged uid.
+            args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+            if spec.gateway_port is not None and spec.gateway_port < 1024:
+                args += ["--cap-add", "CAP_NET_BIND_SERVICE"]
+        return args

@@ -1,0 +1,203 @@
+"""In-jail launcher: applies limits and confinement to itself, then becomes the agent.
+
+Run as ``python -E -s _launcher.py CONFIG_JSON -- AGENT_ARGV...`` (from inside bwrap, or
+directly for the landlock and none backends). In order it: sets resource limits; opens the
+gateway listener; drops to the agent's uid when root; blocks new user namespaces (seccomp);
+applies landlock; starts the gateway forwarder (double-forked, so the agent is not its
+parent); then either execs the agent (inside a PID namespace, whose end kills everything) or,
+without one, supervises it as a subreaper and kills every descendant when it ends.
+
+Standard library only, and imports only its sibling files: the localagentbench package is
+not visible inside the jail. Exit code 125 with a ``localagentbench launcher:`` line on
+stderr means the jail could not be set up (an infrastructure fault, not the agent's).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import resource
+import signal
+import socket
+import sys
+import time
+from typing import Any
+
+if __package__:
+    from localagentbench.sandbox import _kernel, _relay
+else:  # run as a script, inside the jail
+    import _kernel  # type: ignore[no-redef,import-not-found]
+    import _relay  # type: ignore[no-redef,import-not-found]
+
+__all__ = ["SETUP_FAILED", "main"]
+
+SETUP_FAILED = 125
+"""Exit code when the jail could not be set up."""
+_MARKER = "localagentbench launcher:"
+
+
+class _SetupError(Exception):
+    pass
+
+
+def _limit(kind: int, value: int | None) -> None:
+    if value is None:
+        return
+    _, hard = resource.getrlimit(kind)
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    resource.setrlimit(kind, (value, value))
+
+
+def _set_limits(limits: dict[str, int | None]) -> None:
+    _limit(resource.RLIMIT_CORE, 0)
+    _limit(resource.RLIMIT_DATA, limits.get("data"))
+    _limit(resource.RLIMIT_NPROC, limits.get("nproc"))
+    _limit(resource.RLIMIT_FSIZE, limits.get("fsize"))
+
+
+def _drop_privileges(uid: int | None, gid: int | None) -> None:
+    if uid is None or os.geteuid() != 0:
+        return
+    gid = uid if gid is None else gid
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    if os.geteuid() != uid or os.getegid() != gid:
+        raise _SetupError(f"could not become uid {uid}")
+
+
+def _forward_listener(forward: dict[str, Any] | None) -> socket.socket | None:
+    if not forward:
+        return None
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", int(forward["port"])))
+    listener.listen(64)
+    return listener
+
+
+def _start_forwarder(listener: socket.socket, unix_path: str) -> None:
+    """Serve `listener` from a grandchild, which the PID namespace's init adopts."""
+    child = os.fork()
+    if child == 0:
+        try:
+            if os.fork() == 0:
+                os.setsid()
+                relay = _relay.Relay(listener, _relay.unix_connector(unix_path))
+                relay.serve_forever()
+        finally:
+            os._exit(0)
+    os.waitpid(child, 0)
+    listener.close()
+
+
+def _descendants() -> list[int]:
+    """Pids of every live descendant of this process, from /proc."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        parents[int(entry)] = int(fields[1])
+    found: list[int] = []
+    frontier = {os.getpid()}
+    while frontier:
+        children = [pid for pid, ppid in parents.items() if ppid in frontier]
+        found += children
+        frontier = set(children)
+    return found
+
+
+def _kill_descendants() -> None:
+    for _ in range(100):
+        pids = _descendants()
+        if not pids:
+            return
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                pass
+        time.sleep(0.005)
+
+
+def _supervise(argv: list[str]) -> int:
+    """Run the agent as a child; when it ends (or we are told to stop) kill all it left."""
+    _kernel.set_subreaper()
+    agent = os.fork()
+    if agent == 0:
+        _exec(argv)
+
+    def stop(signum: int, _frame: object) -> None:
+        with contextlib.suppress(OSError):
+            os.kill(agent, signum)
+        _kill_descendants()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, stop)
+    while True:
+        pid, status = os.waitpid(-1, 0)
+        if pid == agent:
+            break
+    _kill_descendants()
+    if os.WIFSIGNALED(status):
+        died_of = os.WTERMSIG(status)
+        signal.signal(died_of, signal.SIG_DFL)
+        os.kill(os.getpid(), died_of)
+    return os.waitstatus_to_exitcode(status)
+
+
+def _exec(argv: list[str]) -> None:
+    try:
+        os.execvp(argv[0], argv)
+    except OSError as e:
+        print(f"{_MARKER} cannot run {argv[0]}: {e.strerror}", file=sys.stderr, flush=True)
+        os._exit(127)
+
+
+def _setup(config: dict[str, Any]) -> socket.socket | None:
+    _set_limits(config.get("limits") or {})
+    listener = _forward_listener(config.get("forward"))
+    _drop_privileges(config.get("uid"), config.get("gid"))
+    if config.get("seccomp") and not _kernel.block_user_namespaces():
+        raise _SetupError("no seccomp filter for this architecture")
+    landlock = config.get("landlock")
+    if landlock:
+        _kernel.landlock_restrict(landlock["ro"], landlock["rw"], landlock.get("ports"))
+    for name in config.get("drop_env") or ():
+        os.environ.pop(name, None)
+    return listener
+
+
+def main(args: list[str]) -> int:
+    """Entry point; `args` is ``[CONFIG_JSON, "--", AGENT_ARGV...]``."""
+    if len(args) < 3 or args[1] != "--":
+        print(f"{_MARKER} usage: _launcher.py CONFIG_JSON -- ARGV...", file=sys.stderr)
+        return 2
+    try:
+        config = json.loads(args[0])
+        listener = _setup(config)
+        if listener is not None:
+            _start_forwarder(listener, config["forward"]["socket"])
+    except (_SetupError, OSError, ValueError, KeyError) as e:
+        print(f"{_MARKER} jail setup failed: {e}", file=sys.stderr, flush=True)
+        return SETUP_FAILED
+    argv = args[2:]
+    if config.get("supervise"):
+        return _supervise(argv)
+    _exec(argv)
+    return 127  # not reached
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

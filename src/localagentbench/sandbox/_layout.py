@@ -1,0 +1,124 @@
+"""Which host paths a jail shows the agent: a data table plus the toolchains found at run time."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from localagentbench.sandbox._spec import NOBODY_UID, SandboxSpec
+
+__all__ = [
+    "ETC_FILES",
+    "LAUNCHER_DIR",
+    "SYSTEM_TREES",
+    "JailPlan",
+    "launcher_command",
+    "limits_config",
+    "package_root",
+    "plan",
+]
+
+SYSTEM_TREES = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+"""Read-only system trees (symlinks to /usr on merged-/usr systems are recreated as links)."""
+
+ETC_FILES = (
+    "/etc/alternatives",
+    "/etc/ca-certificates",
+    "/etc/ca-certificates.conf",
+    "/etc/gitconfig",
+    "/etc/host.conf",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/locale.alias",
+    "/etc/localtime",
+    "/etc/mime.types",
+    "/etc/nsswitch.conf",
+    "/etc/pki",
+    "/etc/protocols",
+    "/etc/services",
+    "/etc/ssl",
+    "/etc/timezone",
+)
+"""The part of /etc a toolchain needs. passwd, group and hosts are generated per jail, so the
+host's user list is not shown; nothing else of /etc (shadow, ssh keys, ...) is visible."""
+
+LAUNCHER_DIR = Path(__file__).resolve().parent
+"""This folder: the launcher and its two helpers run from here (mounted at /run/lab in bwrap)."""
+
+
+def package_root() -> Path:
+    """The installed localagentbench package (it ships the bundled suite: always hidden)."""
+    return LAUNCHER_DIR.parent
+
+
+def _toolchain_prefixes(python: Path) -> list[Path]:
+    """Install prefixes of the launcher's Python and of node, when outside the system trees."""
+    found: list[Path] = []
+    if python == Path(sys.executable):
+        found += [Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)]
+    resolved = python.resolve()
+    found.append(resolved.parent.parent)
+    node = shutil.which("node")
+    if node is not None:
+        found.append(Path(node).resolve().parent.parent)
+    unique: list[Path] = []
+    for path in found:
+        if path not in unique and not any(str(path).startswith(t + "/") for t in SYSTEM_TREES):
+            unique.append(path)
+    return unique
+
+
+@dataclass(frozen=True)
+class JailPlan:
+    """The resolved view of the host a jail gets."""
+
+    python: Path
+    """Interpreter running the launcher."""
+    readonly: tuple[Path, ...]
+    """Existing host paths shown read-only (system trees excluded), in mount order."""
+    hidden: tuple[Path, ...]
+    """Existing paths to mask because they lie inside a read-only tree."""
+    uid: int | None
+    """uid to drop to inside (None: keep the harness's)."""
+    gid: int | None
+
+
+def plan(spec: SandboxSpec) -> JailPlan:
+    """Resolve a spec against this machine: toolchains, paths to hide, the agent's uid."""
+    python = spec.python or Path(sys.executable)
+    readonly: list[Path] = []
+    for path in [*_toolchain_prefixes(python), *spec.readonly]:
+        if path.exists() and path not in readonly:
+            readonly.append(path)
+    hidden = []
+    for path in [package_root(), *spec.hide]:
+        inside = any(path == r or path.is_relative_to(r) for r in readonly)
+        inside = inside or any(path.is_relative_to(t) for t in SYSTEM_TREES)
+        if inside and path.exists() and path not in hidden:
+            hidden.append(path)
+    uid = gid = None
+    if os.geteuid() == 0:
+        uid = NOBODY_UID if spec.agent_uid is None else spec.agent_uid
+        gid = uid if spec.agent_gid is None else spec.agent_gid
+    return JailPlan(python, tuple(readonly), tuple(hidden), uid, gid)
+
+
+def launcher_command(python: Path, launcher_dir: Path, config: dict[str, object]) -> list[str]:
+    """argv prefix running the launcher; the agent's argv follows."""
+    script = str(launcher_dir / "_launcher.py")
+    return [str(python), "-E", "-s", "-B", script, json.dumps(config, sort_keys=True), "--"]
+
+
+def limits_config(spec: SandboxSpec) -> dict[str, int | None]:
+    """Resource limits for the launcher, in the units of setrlimit."""
+    mib = 1024 * 1024
+    return {
+        "data": spec.memory_mb * mib if spec.memory_mb else None,
+        "nproc": spec.max_processes,
+        "fsize": spec.max_file_mb * mib if spec.max_file_mb else None,
+    }

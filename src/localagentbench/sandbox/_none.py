@@ -1,0 +1,43 @@
+"""The `none` backend: no isolation at all, only resource limits and process cleanup.
+
+For machines where neither bwrap nor landlock works, and only when asked for by name or as
+the last fallback: every use logs a warning and the trial record says ``isolation: none``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from localagentbench.sandbox._layout import LAUNCHER_DIR, launcher_command, limits_config, plan
+from localagentbench.sandbox._spec import SandboxSpec
+from localagentbench.sandbox._wrapped import Wrapped
+
+__all__ = ["NONE_WARNING", "NoneSandbox"]
+
+NONE_WARNING = (
+    "sandbox 'none': the agent runs unconfined, as the harness's user; it can read the "
+    "held-out tests and reference solutions and write anywhere the harness can"
+)
+
+
+class NoneSandbox:
+    """Runs the agent as is, apart from rlimits and killing what it leaves behind."""
+
+    name = "none"
+    level = "none"
+
+    def wrap(self, argv: Sequence[str], spec: SandboxSpec) -> Wrapped:
+        """The agent's command behind the launcher (limits, supervision); warns every time."""
+        if not argv:
+            raise ValueError("empty argv")
+        logging.getLogger(__name__).warning(NONE_WARNING)
+        config: dict[str, object] = {
+            "limits": limits_config(spec),
+            "supervise": True,
+            "drop_env": [] if "LC_CTYPE" in spec.env else ["LC_CTYPE"],  # Python C-locale fix
+        }
+        command = launcher_command(plan(spec).python, LAUNCHER_DIR, config) + list(argv)
+        return Wrapped(
+            tuple(command), dict(spec.env), spec.workspace, self.level, warnings=(NONE_WARNING,)
+        )

@@ -1,0 +1,121 @@
+"""`Wrapped`: a jailed command plus the helpers that live exactly as long as it runs."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+from localagentbench.sandbox._spec import SandboxError
+
+__all__ = ["Wrapped", "chown_tree", "new_scratch_path"]
+
+Setup = Callable[[contextlib.ExitStack[bool | None]], None]
+
+
+def new_scratch_path() -> Path:
+    """A fresh, not yet created, private directory path for a jail's helper files."""
+    return Path(tempfile.gettempdir()) / f"lab-jail-{secrets.token_hex(8)}"
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    """`root` and everything below it, never following a symlink out of the tree."""
+    yield root
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        for name in dirnames + filenames:
+            yield Path(dirpath) / name
+
+
+def chown_tree(root: Path, uid: int, gid: int) -> None:
+    """Give `root` and everything in it to uid:gid (symlinks themselves, never their targets)."""
+    for path in _walk(root):
+        with contextlib.suppress(FileNotFoundError):
+            os.lchown(path, uid, gid)
+
+
+@contextlib.contextmanager
+def lend_trees(roots: list[Path], uid: int, gid: int) -> Iterator[None]:
+    """Hand `roots` to the agent's uid for the jail's lifetime, then give them back.
+
+    Each tree is returned to the owner its root had before, so the harness (and git, which
+    refuses repositories owned by someone else) reads the workspace as its own afterwards.
+    """
+    owners = []
+    for root in roots:
+        st = root.lstat()
+        owners.append((root, st.st_uid, st.st_gid))
+    try:
+        for root in roots:
+            chown_tree(root, uid, gid)
+        yield
+    finally:
+        for root, o_uid, o_gid in owners:
+            chown_tree(root, o_uid, o_gid)
+
+
+@contextlib.contextmanager
+def scratch_dir(path: Path) -> Iterator[Path]:
+    """Create the private helper directory `path` (mode 0700) and remove it afterwards."""
+    try:
+        path.mkdir(mode=0o700)
+    except OSError as e:
+        raise SandboxError(f"cannot create sandbox scratch directory {path}: {e}") from e
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@dataclass
+class Wrapped:
+    """A command ready for `run_process`, valid inside its ``with`` block.
+
+    Enter it before running and leave it after: entering creates the helper files, hands the
+    workspace to the agent's uid and starts the gateway bridge; leaving undoes all of it.
+    """
+
+    argv: tuple[str, ...]
+    """The full command line to run (the sandbox tool, the launcher, then the agent's argv)."""
+    env: dict[str, str]
+    """The environment to give `run_process` (the jail sets the child's own from the spec)."""
+    cwd: Path
+    """Working directory to give `run_process`."""
+    level: str
+    """The isolation level this command enforces (see `isolation_level`)."""
+    warnings: tuple[str, ...] = ()
+    """Weaknesses of this jail worth a log line (e.g. no network restriction)."""
+    _setup: Setup | None = field(default=None, repr=False)
+    _stack: contextlib.ExitStack[bool | None] | None = field(default=None, repr=False)
+
+    def __enter__(self) -> Wrapped:
+        if self._stack is not None:
+            raise SandboxError("a Wrapped command cannot be entered twice")
+        stack = contextlib.ExitStack()
+        try:
+            if self._setup is not None:
+                self._setup(stack)
+        except BaseException:
+            stack.close()
+            raise
+        self._stack = stack
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop helpers and undo preparations; safe to call more than once."""
+        stack, self._stack = self._stack, None
+        if stack is not None:
+            stack.close()

@@ -1,0 +1,80 @@
+"""The public surface: spec validation, backend choice, helpful errors."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from localagentbench.sandbox import (
+    BACKENDS,
+    NoneSandbox,
+    SandboxError,
+    SandboxSpec,
+    SandboxUnavailableError,
+    _bwrap,
+    available_backends,
+    isolation_level,
+    select,
+)
+
+from ._helpers import RunJailed
+
+
+def test_spec_rejects_relative_paths() -> None:
+    with pytest.raises(ValueError, match="absolute"):
+        SandboxSpec(workspace=Path("ws"), home=Path("/tmp/home"))
+
+
+def test_spec_rejects_workspace_inside_home() -> None:
+    with pytest.raises(ValueError, match="separate"):
+        SandboxSpec(workspace=Path("/tmp/h/ws"), home=Path("/tmp/h"))
+
+
+def test_spec_gateway_needs_port() -> None:
+    with pytest.raises(ValueError, match="gateway_port"):
+        SandboxSpec(workspace=Path("/tmp/ws"), home=Path("/tmp/h"), network="gateway")
+
+
+def test_spec_is_frozen() -> None:
+    spec = SandboxSpec(workspace=Path("/tmp/ws"), home=Path("/tmp/h"))
+    with pytest.raises(ValueError, match="frozen"):
+        spec.network = "gateway"  # type: ignore[misc]
+
+
+def test_unknown_backend_lists_the_valid_ones() -> None:
+    with pytest.raises(SandboxError, match="bwrap, landlock, none"):
+        select("docker")
+
+
+def test_missing_bwrap_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_bwrap.shutil, "which", lambda _name: None)
+    with pytest.raises(SandboxUnavailableError, match="apt-get install bubblewrap"):
+        select("bwrap")
+
+
+def test_available_backends_reports_each_with_a_reason() -> None:
+    statuses = available_backends()
+    assert [s.name for s in statuses] == list(BACKENDS)
+    assert all(s.reason for s in statuses)
+    assert statuses[-1].available
+
+
+def test_none_backend_warns_loudly_and_is_recorded_as_none(
+    run_jailed: RunJailed, caplog: pytest.LogCaptureFixture
+) -> None:
+    sandbox = select("none")
+    assert isinstance(sandbox, NoneSandbox)
+    with caplog.at_level(logging.WARNING):
+        result = run_jailed(sandbox, "echo ran")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == "ran"
+    assert "unconfined" in caplog.text
+    assert isolation_level(sandbox) == "none"
+
+
+def test_none_backend_passes_exactly_the_spec_environment(run_jailed: RunJailed) -> None:
+    result = run_jailed(select("none"), "env")
+    names = {line.split("=", 1)[0] for line in result.stdout.splitlines()}
+    assert names - {"LAB_PROC_TAG", "PWD", "SHLVL", "_"} == {"PATH", "HOME", "LANG"}
