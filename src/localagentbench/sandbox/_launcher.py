@@ -1,6 +1,6 @@
 """In-jail launcher: applies limits and confinement to itself, then becomes the agent.
 
-Run as ``python -E -s _launcher.py CONFIG_JSON -- AGENT_ARGV...`` (from inside bwrap, or
+Run as ``python -E -s -S _launcher.py CONFIG_JSON -- AGENT_ARGV...`` (from inside bwrap, or
 directly for the landlock and none backends). In order it: sets resource limits; opens the
 gateway listener; drops to the agent's uid when root; blocks new user namespaces (seccomp);
 applies landlock; starts the gateway forwarder (double-forked, so the agent is not its

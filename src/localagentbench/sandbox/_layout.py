@@ -111,7 +111,7 @@ def plan(spec: SandboxSpec) -> JailPlan:
 def launcher_command(python: Path, launcher_dir: Path, config: dict[str, object]) -> list[str]:
     """argv prefix running the launcher; the agent's argv follows."""
     script = str(launcher_dir / "_launcher.py")
-    return [str(python), "-E", "-s", "-B", script, json.dumps(config, sort_keys=True), "--"]
+    return [str(python), "-E", "-s", "-S", "-B", script, json.dumps(config, sort_keys=True), "--"]
 
 
 def limits_config(spec: SandboxSpec) -> dict[str, int | None]:
