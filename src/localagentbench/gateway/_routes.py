@@ -9,15 +9,24 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from localagentbench.gateway._errors import GatewayError
 from localagentbench.gateway._exchange import dumps
 from localagentbench.gateway._front import Front
+from localagentbench.gateway._front_anthropic import AnthropicFront, count_tokens_body
+from localagentbench.gateway._front_gemini import GeminiFront
+from localagentbench.gateway._front_ollama import (
+    OllamaChatFront,
+    OllamaGenerateFront,
+    running,
+    show,
+    tags,
+    version,
+)
 from localagentbench.gateway._front_openai import OpenAIChatFront
+from localagentbench.gateway._front_responses import ResponsesFront
 
 if TYPE_CHECKING:
     from localagentbench.gateway._trial import Trial
-
-OLLAMA_VERSION = "0.13.4"
-"""Version the Ollama front reports (agents refuse servers older than they need)."""
 
 Static = Callable[[web.Request, "Trial"], Awaitable[web.StreamResponse]]
 
@@ -41,11 +50,23 @@ class Fronts:
     """One instance of each front protocol (stateless)."""
 
     openai: Front
+    responses: Front
+    anthropic: Front
+    ollama_chat: Front
+    ollama_generate: Front
+    gemini: Front
 
     @classmethod
     def build(cls) -> Fronts:
         """Instantiate every front."""
-        return cls(openai=OpenAIChatFront())
+        return cls(
+            openai=OpenAIChatFront(),
+            responses=ResponsesFront(),
+            anthropic=AnthropicFront(),
+            ollama_chat=OllamaChatFront(),
+            ollama_generate=OllamaGenerateFront(),
+            gemini=GeminiFront(),
+        )
 
 
 def _json(value: Any) -> web.Response:
@@ -90,9 +111,25 @@ async def one_model(http: web.Request, trial: Trial) -> web.StreamResponse:
     )
 
 
+async def count_tokens(http: web.Request, trial: Trial) -> web.StreamResponse:
+    """`POST /v1/messages/count_tokens` (Anthropic): the gateway's estimate."""
+    try:
+        return _json(count_tokens_body(await http.json()))
+    except (ValueError, GatewayError) as e:
+        return web.json_response(
+            {"type": "error", "error": {"type": "invalid_request_error", "message": str(e)}},
+            status=400,
+        )
+
+
 STATIC: dict[tuple[str, str], Static] = {
     ("GET", "/v1/models"): list_models,
     ("GET", "/models"): list_models,
+    ("GET", "/api/tags"): tags,
+    ("GET", "/api/ps"): running,
+    ("GET", "/api/version"): version,
+    ("POST", "/api/show"): show,
+    ("POST", "/v1/messages/count_tokens"): count_tokens,
 }
 """Exact (method, path) -> listing endpoint."""
 
@@ -104,8 +141,25 @@ def resolve(fronts: Fronts, method: str, path: str) -> Route | None:
     static = STATIC.get((method, path))
     if static is not None:
         return Route(static=static)
-    if method == "POST" and path in {"/v1/chat/completions", "/chat/completions"}:
-        return Route(front=fronts.openai)
+    if method == "POST":
+        front = {
+            "/v1/chat/completions": fronts.openai,
+            "/chat/completions": fronts.openai,
+            "/v1/responses": fronts.responses,
+            "/responses": fronts.responses,
+            "/v1/messages": fronts.anthropic,
+            "/api/chat": fronts.ollama_chat,
+            "/api/generate": fronts.ollama_generate,
+        }.get(path)
+        if front is not None:
+            return Route(front=front)
+        match = GEMINI_PATH.match(path)
+        if match is not None and match["op"] in {"generateContent", "streamGenerateContent"}:
+            return Route(
+                front=fronts.gemini,
+                model=match["model"],
+                stream=match["op"] == "streamGenerateContent",
+            )
     if method == "GET" and path.startswith("/v1/models/"):
         return Route(static=one_model)
     return None
