@@ -1,0 +1,39 @@
+"""The command line: ``localagentbench`` and ``python -m localagentbench``.
+
+Errors are translated here: an expected error (a broken task file, a bad
+flag, a dead endpoint) prints one line and exits 2 (1 for checks and verdicts
+that failed); Ctrl-C exits 130; anything unexpected keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import typer
+from rich.console import Console
+
+from localagentbench.cli._app import app
+from localagentbench.errors import LabError
+
+__all__ = ["app", "main"]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the app and map outcomes to SPEC exit codes."""
+    command = typer.main.get_command(app)
+    err = Console(stderr=True, highlight=False)
+    try:
+        code = command.main(args=argv, prog_name="localagentbench", standalone_mode=False)
+    except click.exceptions.Exit as e:
+        code = e.exit_code
+    except click.ClickException as e:
+        e.show()
+        code = 2
+    except (click.Abort, KeyboardInterrupt):
+        err.print("interrupted")
+        code = 130
+    except LabError as e:
+        err.print(f"error: {e}", style="red", markup=False, soft_wrap=True)
+        code = 2
+    sys.exit(code if isinstance(code, int) else 0)

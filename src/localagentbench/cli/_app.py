@@ -1,0 +1,39 @@
+"""The typer application: one module per group of commands, registered here."""
+
+from __future__ import annotations
+
+import typer
+
+from localagentbench import __version__
+from localagentbench.cli._run import run
+from localagentbench.cli._tasks import check, list_tasks, verify
+
+app = typer.Typer(
+    name="localagentbench",
+    help="Local-first evaluation harness for terminal coding agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"localagentbench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Show the version."
+    ),
+) -> None:
+    """Local-first evaluation harness for terminal coding agents."""
+
+
+app.command("check")(check)
+app.command("list-tasks")(list_tasks)
+app.command("verify")(verify)
+app.command("run")(run)

@@ -1,0 +1,143 @@
+"""`run`: trials over tasks x configurations, resumable."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from localagentbench._io import atomic_write_text
+from localagentbench.cli._common import TaskOpt, TasksOpt, console, err_console, tasks_dir
+from localagentbench.errors import ConfigError
+from localagentbench.records import Summary
+from localagentbench.report import leaderboard_rows, markdown_report
+from localagentbench.runner import (
+    RichProgress,
+    RunOptions,
+    configuration_from_cli,
+    execute,
+    load_matrix,
+    resume_options,
+)
+
+
+def _print_summary(summary: Summary) -> None:
+    rows = leaderboard_rows(summary)
+    if not rows:
+        return
+    table = Table(title="leaderboard (success with 95% Wilson interval)")
+    for header in rows[0]:
+        table.add_column(header)
+    for row in rows:
+        table.add_row(*row.values())
+    console().print(table)
+
+
+def run(
+    tasks: TasksOpt = None,
+    task: TaskOpt = None,
+    agent: Annotated[
+        str | None, typer.Option("--agent", help="Agent adapter (mock, command, ...).")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Model id, e.g. ollama/qwen2.5-coder:7b.")
+    ] = None,
+    mock_behavior: Annotated[
+        str | None, typer.Option("--mock-behavior", help="mock agent: noop | solve | break | hang.")
+    ] = None,
+    agent_cmd: Annotated[
+        str | None,
+        typer.Option("--agent-cmd", help="command agent: 'CMD ARGS' ({prompt}, {workspace}, ...)."),
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="Matrix file of named configurations.")
+    ] = None,
+    repeat: Annotated[
+        int, typer.Option("--repeat", min=1, help="Trials per task and configuration.")
+    ] = 1,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Trials at once.")] = 1,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Run directory (default runs/<id>).")
+    ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option("--resume", help="Continue the run in DIR: only missing trials run."),
+    ] = None,
+    keep_workdir: Annotated[
+        bool, typer.Option("--keep-workdir", help="Keep workspaces for debugging.")
+    ] = False,
+    workdir_root: Annotated[
+        Path | None,
+        typer.Option("--workdir-root", help="Where workspaces go (default: system temp)."),
+    ] = None,
+    report: Annotated[
+        bool, typer.Option("--report", help="Write report.md into the run directory.")
+    ] = False,
+) -> None:
+    """Run every selected task with each configuration, grade, record and summarise.
+
+    Examples:
+      localagentbench run --agent mock --mock-behavior solve --report
+      localagentbench run --agent command --agent-cmd './my-agent.sh' --repeat 3
+      localagentbench run --config matrix.yaml --concurrency 4
+      localagentbench run --resume runs/20261202-101500-ab12cd
+    """
+    if resume is not None:
+        if agent or config or agent_cmd or mock_behavior or model:
+            raise ConfigError(
+                "--resume continues a run as it was started: drop --agent/--config/--model"
+            )
+        options = resume_options(
+            resume, keep_workdir=keep_workdir or None, workdir_root=workdir_root
+        )
+    else:
+        if (agent is None) == (config is None):
+            raise ConfigError("give exactly one of --agent or --config matrix.yaml")
+        lanes: dict[str, int] = {}
+        if config is not None:
+            matrix = load_matrix(config)
+            configurations, lanes = matrix.configurations, matrix.lanes
+        else:
+            assert agent is not None
+            configurations = [
+                configuration_from_cli(
+                    agent, model, mock_behavior=mock_behavior, agent_cmd=agent_cmd
+                )
+            ]
+        options = RunOptions(
+            tasks_dir=tasks_dir(tasks),
+            task_ids=list(task or []),
+            configurations=configurations,
+            repeats=repeat,
+            concurrency=concurrency,
+            lanes=lanes,
+            out=out,
+            keep_workdir=keep_workdir,
+            workdir_root=workdir_root,
+            argv=sys.argv[1:],
+        )
+    err = err_console()
+    try:
+        result = execute(options, resume=resume is not None, progress=RichProgress(err))
+    except KeyboardInterrupt:
+        where = options.out or "the run directory"
+        err.print(
+            f"interrupted: finished trials are kept; continue with --resume {where}", markup=False
+        )
+        raise
+    _print_summary(result.summary)
+    if report:
+        path = result.run_dir.path / "report.md"
+        atomic_write_text(path, markdown_report(result.run_dir.read_info(), result.summary))
+        err.print(f"report: {path}", markup=False)
+    err.print(
+        f"run: {result.run_dir.path} ({result.ran} trials run, {result.skipped} already recorded)",
+        markup=False,
+    )
+    if result.stopped_reason:
+        err.print(f"stopped early: {result.stopped_reason}; continue with --resume {result.run_dir.path}",
+                  markup=False)  # fmt: skip
+        raise typer.Exit(1)

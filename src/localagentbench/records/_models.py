@@ -1,0 +1,175 @@
+"""Versioned records: one per trial, one per run, incidents and the summary (SPEC section 11)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from localagentbench.grading import CheckResult, CommandsResult
+
+__all__ = [
+    "RECORD_VERSION",
+    "ConfigurationInfo",
+    "Incident",
+    "RunInfo",
+    "Status",
+    "TaskProvenance",
+    "Tokens",
+    "TrialRecord",
+]
+
+RECORD_VERSION = 1
+
+Status = Literal["completed", "timeout", "cap_hit", "agent_error", "infra_error"]
+
+
+class Tokens(BaseModel):
+    """Model tokens spent by the trial."""
+
+    input: int | None = None
+    """Prompt tokens; None when unknown."""
+    output: int | None = None
+    """Completion tokens; None when unknown."""
+    source: Literal["gateway", "agent", "none", "unknown"] = "unknown"
+    """Who counted: the harness's gateway, the agent's own report, nobody (no model used)."""
+
+
+class TrialRecord(BaseModel):
+    """The atomic JSON record of one trial (``trials/<trial_id>/record.json``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    version: int = RECORD_VERSION
+    """Schema version of this record."""
+    run_id: str
+    trial_id: str
+    """``<task_id>--<config_id>--r<repeat>``: unique within the run."""
+    task_id: str
+    task_version: int
+    config_id: str
+    agent: str
+    model: str | None
+    repeat: int
+    """1-based repeat index."""
+    status: Status
+    success: bool
+    """Visible and held-out and every correctness check passed."""
+    correctness: float
+    """Held-out pass fraction (0..1)."""
+    overfit: bool
+    """Visible passed, held-out failed."""
+    claimed_done: bool
+    """The agent's final answer claims completion."""
+    false_success: bool
+    """Claimed done and not success."""
+    damage: list[str]
+    loop_detected: bool = False
+    wall_s: float
+    """Agent wall-clock seconds."""
+    isolation: str
+    """The sandbox level actually enforced for the agent."""
+    tokens: Tokens
+    requests: int | None = None
+    """Model requests seen by the gateway; None when no gateway ran."""
+    visible: CommandsResult
+    heldout: CommandsResult | None
+    checks: list[CheckResult]
+    agent_exit_code: int | None = None
+    agent_version: str | None = None
+    final_answer: str | None = None
+    error: str | None = None
+    """For infra_error and agent_error: what went wrong, in one line."""
+    started_at: str
+    """ISO 8601 UTC."""
+    finished_at: str
+    grade_s: float = 0.0
+    """Seconds spent grading."""
+    pristine_commit: str
+    """The deterministic initial commit the workspace started from."""
+    patch_bytes: int = 0
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+    output_truncated: bool = False
+    restored: bool = False
+    """The task's master tree was found tampered before this trial and restored."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: Any) -> Any:
+        """Upgrade older record versions in place (none yet: version 1 is the first)."""
+        if isinstance(data, dict) and data.get("version", 1) > RECORD_VERSION:
+            raise ValueError(
+                f"record version {data['version']} is newer than this harness reads "
+                f"({RECORD_VERSION}); upgrade localagentbench"
+            )
+        return data
+
+
+class Incident(BaseModel):
+    """One line of ``incidents.jsonl``: something the report must show."""
+
+    time: str
+    kind: Literal[
+        "tree_restored",
+        "rerun",
+        "discarded_partial",
+        "interrupted",
+        "resumed",
+        "disk_low",
+        "regrade",
+    ]
+    trial_id: str | None = None
+    detail: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class TaskProvenance(BaseModel):
+    """A task version as run."""
+
+    id: str
+    version: int
+    digest: str
+    """tree_digest of the agent-visible tree at run start."""
+    commit: str
+    """Deterministic pristine commit."""
+    source: str
+    """The task file."""
+    project: str
+    language: str
+    category: str
+    difficulty: str
+    tier: str | None
+
+
+class ConfigurationInfo(BaseModel):
+    """A configuration as run (the matrix entry) plus the agent version found."""
+
+    id: str
+    agent: str
+    model: str | None
+    settings: dict[str, Any]
+    command: list[str] | None = None
+    env: dict[str, str] | list[str] | None = None
+    lane: str = "default"
+    agent_version: str | None = None
+
+
+class RunInfo(BaseModel):
+    """``run.json``: what was run, with what, where."""
+
+    version: int = RECORD_VERSION
+    run_id: str
+    created_at: str
+    harness: dict[str, Any]
+    """version and git commit of the harness."""
+    host: dict[str, Any]
+    """Python, OS, CPU, memory."""
+    tasks_dir: str
+    tasks: list[TaskProvenance]
+    configurations: list[ConfigurationInfo]
+    repeats: int
+    concurrency: int
+    isolation: str
+    timeout_scale: float = 1.0
+    argv: list[str] = Field(default_factory=list)

@@ -1,0 +1,128 @@
+"""The run directory layout (SPEC section 11) and its atomic reads and writes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import secrets
+import shutil
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from localagentbench._io import append_jsonl, atomic_write_text
+from localagentbench.errors import RunDirError
+from localagentbench.records._models import Incident, RunInfo, TrialRecord
+from localagentbench.records._summary import Summary
+
+__all__ = ["RunDir", "new_run_id", "utc_now"]
+
+
+def utc_now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def new_run_id() -> str:
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S")
+    return f"{stamp}-{secrets.token_hex(3)}"
+
+
+class RunDir:
+    """``DIR/run.json``, ``summary.json``, ``incidents.jsonl``, ``trials/<trial_id>/...``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @property
+    def run_json(self) -> Path:
+        return self.path / "run.json"
+
+    @property
+    def summary_json(self) -> Path:
+        return self.path / "summary.json"
+
+    @property
+    def incidents_jsonl(self) -> Path:
+        return self.path / "incidents.jsonl"
+
+    @property
+    def trials(self) -> Path:
+        return self.path / "trials"
+
+    @property
+    def pristine(self) -> Path:
+        """Pristine archives of this run's task versions (never visible to agents)."""
+        return self.path / "pristine"
+
+    @property
+    def forensics(self) -> Path:
+        return self.path / "forensics"
+
+    def trial(self, trial_id: str) -> Path:
+        return self.trials / trial_id
+
+    def record_path(self, trial_id: str) -> Path:
+        return self.trial(trial_id) / "record.json"
+
+    # run.json ---------------------------------------------------------------
+    def write_info(self, info: RunInfo) -> None:
+        atomic_write_text(self.run_json, info.model_dump_json(indent=2))
+
+    def read_info(self) -> RunInfo:
+        if not self.run_json.is_file():
+            raise RunDirError(f"{self.path}: no run.json here; is this a run directory?")
+        try:
+            return RunInfo.model_validate_json(self.run_json.read_text())
+        except ValidationError as e:
+            raise RunDirError(f"{self.run_json}: unreadable: {e.errors()[0]['msg']}") from e
+
+    # records ----------------------------------------------------------------
+    def write_record(self, record: TrialRecord) -> None:
+        """Atomically write a trial's record: it exists whole or not at all."""
+        atomic_write_text(self.record_path(record.trial_id), record.model_dump_json(indent=2))
+
+    def read_record(self, trial_id: str) -> TrialRecord | None:
+        path = self.record_path(trial_id)
+        if not path.is_file():
+            return None
+        try:
+            return TrialRecord.model_validate_json(path.read_text())
+        except ValidationError as e:
+            raise RunDirError(f"{path}: invalid record: {e.errors()[0]['msg']}") from e
+
+    def records(self) -> list[TrialRecord]:
+        """Every finished trial's record, sorted by trial id."""
+        if not self.trials.is_dir():
+            return []
+        found = []
+        for child in sorted(self.trials.iterdir()):
+            record = self.read_record(child.name) if child.is_dir() else None
+            if record is not None:
+                found.append(record)
+        return found
+
+    def discard_partial(self, trial_id: str) -> Path | None:
+        """Move a trial folder without a record (an interrupted trial) aside; return where."""
+        folder = self.trial(trial_id)
+        if not folder.exists() or self.record_path(trial_id).exists():
+            return None
+        dest = self.path / "partial" / f"{trial_id}-{secrets.token_hex(3)}"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(folder), dest)
+        return dest
+
+    # incidents and summary -------------------------------------------------
+    def log_incident(self, incident: Incident) -> None:
+        append_jsonl(self.incidents_jsonl, json.loads(incident.model_dump_json()))
+
+    def incidents(self) -> list[Incident]:
+        if not self.incidents_jsonl.is_file():
+            return []
+        items = []
+        for line in self.incidents_jsonl.read_text().splitlines():
+            if line.strip():
+                items.append(Incident.model_validate_json(line))
+        return items
+
+    def write_summary(self, summary: Summary) -> None:
+        atomic_write_text(self.summary_json, summary.model_dump_json(indent=2))

@@ -1,0 +1,32 @@
+"""The runner: wires the stages into trials and runs (local threads; lanes; resume)."""
+
+from localagentbench.runner._config import (
+    Configuration,
+    Matrix,
+    configuration_from_cli,
+    load_matrix,
+)
+from localagentbench.runner._executor import Executor, LocalExecutor
+from localagentbench.runner._progress import ProgressSink, RichProgress, SilentProgress
+from localagentbench.runner._run import RunOptions, RunResult, execute, resume_options
+from localagentbench.runner._trial import TrialEnv, TrialPlan, run_trial, trial_id
+
+__all__ = [
+    "Configuration",
+    "Executor",
+    "LocalExecutor",
+    "Matrix",
+    "ProgressSink",
+    "RichProgress",
+    "RunOptions",
+    "RunResult",
+    "SilentProgress",
+    "TrialEnv",
+    "TrialPlan",
+    "configuration_from_cli",
+    "execute",
+    "load_matrix",
+    "resume_options",
+    "run_trial",
+    "trial_id",
+]

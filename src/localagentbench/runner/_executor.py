@@ -1,0 +1,94 @@
+"""The executor boundary: how trials are fanned out (local threads now; Ray later)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Protocol, TypeVar
+
+__all__ = ["Executor", "Job", "LocalExecutor"]
+
+R = TypeVar("R")
+
+
+class Job(Protocol):
+    """A unit of work with a lane (trials of one lane share its concurrency limit)."""
+
+    @property
+    def lane(self) -> str: ...
+
+
+J = TypeVar("J", bound=Job)
+
+
+class Executor(Protocol):
+    """Runs ``work`` for every job, calling ``on_done`` (from the caller's thread) as each ends.
+
+    ``should_stop`` is polled between jobs: when it turns true no new job starts
+    and the jobs under way finish. On an exception in the caller's thread
+    (Ctrl-C) ``cancel`` is set so running jobs stop, then the exception propagates.
+    """
+
+    def run(
+        self,
+        jobs: Sequence[J],
+        work: Callable[[J], R],
+        on_done: Callable[[J, Future[R]], None],
+        should_stop: Callable[[], bool],
+        cancel: threading.Event,
+    ) -> None: ...
+
+
+class LocalExecutor:
+    """Threads on this machine; each lane runs at most its limit of jobs at once."""
+
+    def __init__(self, concurrency: int, lanes: dict[str, int] | None = None) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.concurrency = concurrency
+        self.lanes = dict(lanes or {})
+
+    def run(
+        self,
+        jobs: Sequence[J],
+        work: Callable[[J], R],
+        on_done: Callable[[J, Future[R]], None],
+        should_stop: Callable[[], bool],
+        cancel: threading.Event,
+    ) -> None:
+        pending = list(jobs)
+        running: dict[Future[R], J] = {}
+        per_lane: dict[str, int] = {}
+        lock = threading.Lock()
+
+        def limit(lane: str) -> int:
+            return max(1, self.lanes.get(lane, self.concurrency))
+
+        with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="trial") as pool:
+            try:
+                while pending or running:
+                    if not should_stop():
+                        for job in list(pending):
+                            if len(running) >= self.concurrency:
+                                break
+                            with lock:
+                                if per_lane.get(job.lane, 0) >= limit(job.lane):
+                                    continue
+                                per_lane[job.lane] = per_lane.get(job.lane, 0) + 1
+                            pending.remove(job)
+                            running[pool.submit(work, job)] = job
+                    elif not running:
+                        break
+                    if not running:
+                        continue
+                    done, _ = wait(list(running), return_when=FIRST_COMPLETED, timeout=0.5)
+                    for future in done:
+                        job = running.pop(future)
+                        per_lane[job.lane] -= 1
+                        on_done(job, future)
+            except BaseException:
+                cancel.set()
+                for future in running:
+                    future.cancel()
+                raise

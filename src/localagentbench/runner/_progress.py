@@ -1,0 +1,86 @@
+"""Progress for a run: a rich bar with ETA on a terminal, one plain line per trial otherwise."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from localagentbench.records import TrialRecord
+
+__all__ = ["ProgressSink", "RichProgress", "SilentProgress"]
+
+
+class ProgressSink(Protocol):
+    def start(self, total: int, already_done: int) -> None: ...
+    def trial_done(self, record: TrialRecord) -> None: ...
+    def stop(self) -> None: ...
+
+
+class SilentProgress:
+    def start(self, total: int, already_done: int) -> None:
+        return None
+
+    def trial_done(self, record: TrialRecord) -> None:
+        return None
+
+    def stop(self) -> None:
+        return None
+
+
+def _mark(record: TrialRecord) -> str:
+    if record.status == "infra_error":
+        return "[yellow]INFRA[/]"
+    return "[green]PASS[/]" if record.success else "[red]FAIL[/]"
+
+
+class RichProgress:
+    """A live bar when the console is a terminal; otherwise a line per finished trial."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console(stderr=True)
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
+        self._done = 0
+        self._total = 0
+
+    def start(self, total: int, already_done: int) -> None:
+        self._total, self._done = total, already_done
+        if self.console.is_terminal:
+            self._bar = Progress(
+                TextColumn("[bold]trials"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=self.console,
+                transient=False,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("trials", total=total, completed=already_done)
+
+    def trial_done(self, record: TrialRecord) -> None:
+        self._done += 1
+        line = f"{_mark(record)} {record.trial_id} [dim]{record.status} {record.wall_s:.1f}s[/]" + (
+            f" [yellow]{record.error}[/]" if record.error else ""
+        )
+        if self._bar is not None and self._task is not None:
+            self._bar.console.print(line, highlight=False)
+            self._bar.advance(self._task)
+        else:
+            self.console.print(f"[{self._done}/{self._total}] " + line, highlight=False)
+
+    def stop(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None

@@ -1,0 +1,337 @@
+"""A run: plan trials, prove pristine trees, fan out, record, summarise, resume (SPEC section 6)."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import shutil
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from localagentbench.agents import Agent, make_agent
+from localagentbench.errors import ConfigError, RunDirError
+from localagentbench.records import (
+    ConfigurationInfo,
+    Incident,
+    RunDir,
+    RunInfo,
+    Summary,
+    TaskProvenance,
+    TrialRecord,
+    new_run_id,
+    summarise,
+    utc_now,
+)
+from localagentbench.runner._config import Configuration
+from localagentbench.runner._executor import Executor, LocalExecutor
+from localagentbench.runner._progress import ProgressSink, SilentProgress
+from localagentbench.runner._provenance import harness_info, host_info
+from localagentbench.runner._trial import TrialEnv, TrialPlan, run_trial
+from localagentbench.tasks import Task, load_tasks
+from localagentbench.workspace import Pristine, PristineStore, make_scratch_root
+
+__all__ = ["RunOptions", "RunResult", "execute", "resume_options"]
+
+ISOLATION_NONE = "none"
+
+
+@dataclass
+class RunOptions:
+    """Everything a run needs; the CLI builds it from flags, ``resume_options`` from run.json."""
+
+    tasks_dir: Path
+    configurations: list[Configuration]
+    task_ids: list[str] = field(default_factory=list)
+    repeats: int = 1
+    concurrency: int = 1
+    lanes: dict[str, int] = field(default_factory=dict)
+    out: Path | None = None
+    keep_workdir: bool = False
+    workdir_root: Path | None = None
+    min_free_mb: int = 500
+    """Stop starting trials when the run directory's disk has less free space."""
+    max_reruns: int = 1
+    """How many times an infra_error trial is run again within the run."""
+    argv: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RunResult:
+    run_dir: RunDir
+    summary: Summary
+    ran: int
+    """Trials run by this invocation."""
+    skipped: int
+    """Trials already recorded (resume)."""
+    stopped_reason: str | None = None
+
+
+def _build_agents(configs: Sequence[Configuration]) -> dict[str, Agent]:
+    agents = {}
+    for config in configs:
+        agent = make_agent(config.agent, config.agent_settings())
+        problem = _hook(agent, "available")
+        if problem:
+            raise ConfigError(f"configuration {config.id!r}: {problem}")
+        agents[config.id] = agent
+    return agents
+
+
+def _hook(agent: Agent, name: str) -> str | None:
+    """Call an optional adapter hook (``version``, ``available``); None when it has none."""
+    hook = getattr(agent, name, None)
+    value = hook() if callable(hook) else None
+    return str(value) if value is not None else None
+
+
+@contextlib.contextmanager
+def _locked(run_dir: RunDir) -> Iterator[None]:
+    run_dir.path.mkdir(parents=True, exist_ok=True)
+    with open(run_dir.path / ".lock", "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as e:
+            raise RunDirError(f"{run_dir.path} is in use by another localagentbench process") from e
+        yield
+
+
+def _provenance(task: Task, pristine: Pristine) -> TaskProvenance:
+    return TaskProvenance(
+        id=task.id,
+        version=task.version,
+        digest=pristine.digest,
+        commit=pristine.commit,
+        source=str(task.file),
+        project=task.cluster,
+        language=task.language,
+        category=task.category,
+        difficulty=task.difficulty,
+        tier=task.tier,
+    )
+
+
+def resume_options(path: Path, **overrides: object) -> RunOptions:
+    """Options that continue the run in ``path`` exactly as it was started."""
+    info = RunDir(path).read_info()
+    configs = [
+        Configuration.model_validate(
+            {k: v for k, v in c.model_dump().items() if k != "agent_version"}
+        )
+        for c in info.configurations
+    ]
+    options = RunOptions(
+        tasks_dir=Path(info.tasks_dir),
+        configurations=configs,
+        task_ids=[t.id for t in info.tasks],
+        repeats=info.repeats,
+        concurrency=info.concurrency,
+        out=path,
+    )
+    for key, value in overrides.items():
+        if value is not None:
+            setattr(options, key, value)
+    return options
+
+
+def _free_mb(path: Path) -> float:
+    return shutil.disk_usage(path).free / 1e6
+
+
+def execute(
+    options: RunOptions,
+    *,
+    resume: bool = False,
+    progress: ProgressSink | None = None,
+    executor: Executor | None = None,
+) -> RunResult:
+    """Run (or continue) a run to its summary. Ctrl-C keeps finished trials and re-raises."""
+    progress = progress or SilentProgress()
+    tasks = load_tasks(options.tasks_dir, options.task_ids)
+    if not tasks:
+        raise ConfigError(f"no tasks selected in {options.tasks_dir}")
+    if not options.configurations:
+        raise ConfigError("no configuration: give --agent or --config matrix.yaml")
+    agents = _build_agents(options.configurations)
+
+    if resume:
+        if options.out is None:
+            raise RunDirError("--resume needs the run directory")
+        run_dir = RunDir(options.out)
+        info = run_dir.read_info()
+        run_id = info.run_id
+        recorded = {t.id: t for t in info.tasks}
+        for task in tasks:
+            old = recorded.get(task.id)
+            if old is not None and old.version != task.version:
+                raise RunDirError(
+                    f"{task.file}: version: task {task.id} is v{task.version} now, the run used "
+                    f"v{old.version}; start a new run instead of resuming"
+                )
+    else:
+        run_id = new_run_id()
+        run_dir = RunDir(options.out or Path("runs") / run_id)
+        if run_dir.path.exists() and any(run_dir.path.iterdir()):
+            raise RunDirError(
+                f"{run_dir.path} already exists and is not empty; use --resume {run_dir.path}"
+            )
+
+    with _locked(run_dir):
+        store = PristineStore(run_dir.pristine)
+        pristine = {task.key: store.ensure(task) for task in tasks}
+        agent_versions = {c.id: _hook(agents[c.id], "version") for c in options.configurations}
+        if not resume:
+            run_dir.write_info(
+                RunInfo(
+                    run_id=run_id,
+                    created_at=utc_now(),
+                    harness=harness_info(),
+                    host=host_info(),
+                    tasks_dir=str(options.tasks_dir.resolve()),
+                    tasks=[_provenance(t, pristine[t.key]) for t in tasks],
+                    configurations=[
+                        ConfigurationInfo(
+                            id=c.id,
+                            agent=c.agent,
+                            model=c.model,
+                            settings=c.settings,
+                            command=c.command,
+                            env=c.env,
+                            lane=c.lane,
+                            agent_version=agent_versions[c.id],
+                        )
+                        for c in options.configurations
+                    ],
+                    repeats=options.repeats,
+                    concurrency=options.concurrency,
+                    isolation=ISOLATION_NONE,
+                    argv=options.argv,
+                )
+            )
+        return _run_trials(options, run_dir, run_id, tasks, pristine, agents, agent_versions, progress,
+                           executor, resume)  # fmt: skip
+
+
+def _run_trials(
+    options: RunOptions,
+    run_dir: RunDir,
+    run_id: str,
+    tasks: list[Task],
+    pristine: dict[str, Pristine],
+    agents: dict[str, Agent],
+    agent_versions: dict[str, str | None],
+    progress: ProgressSink,
+    executor: Executor | None,
+    resume: bool,
+) -> RunResult:
+    plans = [
+        TrialPlan(task, config, repeat)
+        for config in options.configurations
+        for task in tasks
+        for repeat in range(1, options.repeats + 1)
+    ]
+    todo: list[TrialPlan] = []
+    skipped = 0
+    for plan in plans:
+        moved = run_dir.discard_partial(plan.id)
+        if moved is not None:
+            run_dir.log_incident(Incident(time=utc_now(), kind="discarded_partial", trial_id=plan.id,
+                                          detail=f"interrupted trial moved to {moved}; running it again"))  # fmt: skip
+        record = run_dir.read_record(plan.id)
+        if record is None:
+            todo.append(plan)
+        elif record.status == "infra_error":
+            _set_aside(run_dir, plan.id, "infra_error in an earlier invocation")
+            todo.append(plan)
+        else:
+            skipped += 1
+    if resume:
+        run_dir.log_incident(Incident(time=utc_now(), kind="resumed", detail=f"resumed: {skipped} trials kept, {len(todo)} to run"))  # fmt: skip
+
+    cancel = threading.Event()
+    scratch = make_scratch_root(options.workdir_root, [t.file.parent for t in tasks])
+    env = TrialEnv(
+        run_id=run_id,
+        run_dir=run_dir,
+        pristine=pristine,
+        agents=agents,
+        agent_versions=agent_versions,
+        scratch_root=scratch,
+        isolation=ISOLATION_NONE,
+        cancel=cancel,
+        keep_workdir=options.keep_workdir,
+        guard_lock=threading.Lock(),
+    )
+    reruns: dict[str, int] = {}
+    ran = 0
+    stopped: list[str] = []
+
+    def should_stop() -> bool:
+        if stopped:
+            return True
+        free = _free_mb(run_dir.path)
+        if free < options.min_free_mb:
+            stopped.append(
+                f"only {free:.0f} MB free on {run_dir.path} (need {options.min_free_mb} MB)"
+            )
+            run_dir.log_incident(Incident(time=utc_now(), kind="disk_low", detail=stopped[0]))
+            return True
+        return False
+
+    queue = list(todo)
+    again: list[TrialPlan] = []
+    progress.start(total=len(plans), already_done=skipped)
+    try:
+        while queue:
+            again.clear()
+
+            def on_done(plan: TrialPlan, future: Future[TrialRecord]) -> None:
+                nonlocal ran
+                record = future.result()
+                ran += 1
+                progress.trial_done(record)
+                if record.status == "infra_error" and reruns.get(plan.id, 0) < options.max_reruns:
+                    reruns[plan.id] = reruns.get(plan.id, 0) + 1
+                    _set_aside(run_dir, plan.id, f"rerun {reruns[plan.id]}: {record.error}")
+                    again.append(plan)
+
+            (executor or LocalExecutor(options.concurrency, options.lanes)).run(
+                queue, lambda p: run_trial(p, env), on_done, should_stop, cancel
+            )
+            queue = [] if stopped else list(again)
+    except BaseException:
+        cancel.set()
+        progress.stop()
+        for plan in plans:
+            run_dir.discard_partial(plan.id)
+        run_dir.log_incident(Incident(time=utc_now(), kind="interrupted",
+                                      detail=f"interrupted after {ran} trials; finished trials kept"))  # fmt: skip
+        _write_summary(run_dir, run_id, plans)
+        raise
+    finally:
+        if not options.keep_workdir:
+            shutil.rmtree(scratch, ignore_errors=True)
+    progress.stop()
+    summary = _write_summary(run_dir, run_id, plans)
+    return RunResult(run_dir, summary, ran, skipped, stopped[0] if stopped else None)
+
+
+def _set_aside(run_dir: RunDir, trial_id: str, why: str) -> None:
+    folder = run_dir.trial(trial_id)
+    attempts = run_dir.path / "reruns"
+    attempts.mkdir(parents=True, exist_ok=True)
+    dest = attempts / f"{trial_id}-{len(list(attempts.glob(trial_id + '-*'))) + 1}"
+    os.replace(folder, dest)
+    run_dir.log_incident(Incident(time=utc_now(), kind="rerun", trial_id=trial_id,
+                                  detail=f"{why}; previous attempt kept at {dest}"))  # fmt: skip
+
+
+def _write_summary(run_dir: RunDir, run_id: str, plans: list[TrialPlan]) -> Summary:
+    wanted = {p.id for p in plans}
+    records = [r for r in run_dir.records() if r.trial_id in wanted]
+    summary = summarise(run_id, records, utc_now())
+    run_dir.write_summary(summary)
+    return summary

@@ -1,0 +1,206 @@
+"""One trial: guard, workspace, agent, capture, grade, record (SPEC section 2)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from localagentbench._io import atomic_write_bytes, atomic_write_text
+from localagentbench._proc import Cancelled
+from localagentbench.agents import Agent, AgentContext, AgentOutcome
+from localagentbench.errors import LabError
+from localagentbench.grading import CommandsResult, Verdict, grade
+from localagentbench.records import Incident, RunDir, Status, Tokens, TrialRecord, utc_now
+from localagentbench.runner._config import Configuration
+from localagentbench.tasks import Task
+from localagentbench.workspace import Pristine, check_master, git_patch, prepare_workspace
+
+__all__ = ["TrialEnv", "TrialPlan", "run_trial", "trial_id"]
+
+
+def trial_id(task_id: str, config_id: str, repeat: int) -> str:
+    return f"{task_id}--{config_id}--r{repeat}"
+
+
+@dataclass(frozen=True)
+class TrialPlan:
+    task: Task
+    config: Configuration
+    repeat: int
+
+    @property
+    def id(self) -> str:
+        return trial_id(self.task.id, self.config.id, self.repeat)
+
+    @property
+    def lane(self) -> str:
+        return self.config.lane
+
+
+@dataclass
+class TrialEnv:
+    """What every trial of a run shares."""
+
+    run_id: str
+    run_dir: RunDir
+    pristine: dict[str, Pristine]
+    """Task key (id@version) -> its recorded pristine tree."""
+    agents: dict[str, Agent]
+    """Configuration id -> adapter."""
+    agent_versions: dict[str, str | None]
+    scratch_root: Path
+    isolation: str
+    cancel: threading.Event
+    keep_workdir: bool = False
+    guard_lock: threading.Lock | None = None
+
+
+def _not_graded(reason: str) -> Verdict:
+    nothing = CommandsResult(passed=False, exit_codes=[], reason=reason)
+    return Verdict(
+        success=False,
+        correctness=0.0,
+        overfit=False,
+        claimed_done=False,
+        false_success=False,
+        damage=[],
+        visible=nothing,
+        heldout=None,
+        checks=[],
+    )
+
+
+def _status(outcome: AgentOutcome) -> tuple[Status, str | None]:
+    if outcome.start_error:
+        return "infra_error", f"agent could not start: {outcome.start_error}"
+    if outcome.timed_out:
+        return "timeout", None
+    if outcome.exit_code != 0:
+        return "agent_error", f"agent exited {outcome.exit_code}"
+    return "completed", None
+
+
+def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
+    """Run one trial to a written record. Raises Cancelled (nothing recorded) on Ctrl-C."""
+    task, config = plan.task, plan.config
+    folder = env.run_dir.trial(plan.id)
+    folder.mkdir(parents=True, exist_ok=True)
+    pristine = env.pristine[task.key]
+    started_at = utc_now()
+    outcome: AgentOutcome | None = None
+    verdict: Verdict
+    status: Status
+    error: str | None = None
+    restored = False
+    grade_s = 0.0
+    patch = b""
+    dirs = None
+    try:
+        lock = env.guard_lock or threading.Lock()
+        with lock:
+            event = check_master(task, pristine, env.run_dir.forensics / plan.id)
+        if event is not None:
+            restored = True
+            env.run_dir.log_incident(
+                Incident(
+                    time=utc_now(),
+                    kind="tree_restored",
+                    trial_id=plan.id,
+                    detail=f"master tree of {task.id} did not match its recorded digest; "
+                    f"tampered copy kept at {event.forensics}, master restored from the archive",
+                    data={
+                        "master": str(event.master),
+                        "expected": event.expected,
+                        "found": event.found,
+                    },
+                )
+            )
+        dirs = prepare_workspace(pristine, env.scratch_root)
+        ctx = AgentContext(
+            trial_id=plan.id,
+            task=task,
+            workspace=dirs.work,
+            home=dirs.home,
+            model=config.model,
+            timeout_s=task.timeout_s,
+            cancel=env.cancel,
+        )
+        outcome = env.agents[config.id].run(ctx)
+        atomic_write_text(folder / "agent.stdout", outcome.stdout)
+        atomic_write_text(folder / "agent.stderr", outcome.stderr)
+        if outcome.trajectory is not None:
+            atomic_write_text(folder / "trajectory.json", json.dumps(outcome.trajectory, indent=2))
+        diff, deleted = git_patch(dirs.git_dir, dirs.work)
+        patch = diff.encode("utf-8", errors="surrogateescape")
+        atomic_write_bytes(folder / "patch.diff", patch)
+        status, error = _status(outcome)
+        graded_at = time.monotonic()
+        verdict = grade(
+            task,
+            workspace=dirs.work,
+            scratch=dirs.grade,
+            log_dir=folder / "grading",
+            final_answer=outcome.final_answer,
+            deleted=deleted,
+            cancel=env.cancel,
+        )
+        grade_s = time.monotonic() - graded_at
+    except Cancelled:
+        raise
+    except (LabError, OSError) as e:
+        status, error = "infra_error", f"{type(e).__name__}: {e}"
+        verdict = _not_graded(f"not graded: {error}")
+    finally:
+        if dirs is not None and not env.keep_workdir:
+            dirs.remove()
+    record = TrialRecord(
+        run_id=env.run_id,
+        trial_id=plan.id,
+        task_id=task.id,
+        task_version=task.version,
+        config_id=config.id,
+        agent=config.agent,
+        model=config.model,
+        repeat=plan.repeat,
+        status=status,
+        success=verdict.success if status != "infra_error" else False,
+        correctness=verdict.correctness,
+        overfit=verdict.overfit,
+        claimed_done=verdict.claimed_done,
+        false_success=verdict.false_success,
+        damage=verdict.damage,
+        loop_detected=False,
+        wall_s=outcome.wall_s if outcome else 0.0,
+        isolation=env.isolation,
+        tokens=Tokens(input=0, output=0, source="none")
+        if not _uses_model(env, config)
+        else Tokens(),
+        requests=None,
+        visible=verdict.visible,
+        heldout=verdict.heldout,
+        checks=verdict.checks,
+        agent_exit_code=outcome.exit_code if outcome else None,
+        agent_version=env.agent_versions.get(config.id),
+        final_answer=outcome.final_answer if outcome else None,
+        error=error,
+        started_at=started_at,
+        finished_at=utc_now(),
+        grade_s=round(grade_s, 3),
+        pristine_commit=pristine.commit,
+        patch_bytes=len(patch),
+        stdout_bytes=outcome.stdout_bytes if outcome else 0,
+        stderr_bytes=outcome.stderr_bytes if outcome else 0,
+        output_truncated=outcome.truncated if outcome else False,
+        restored=restored,
+    )
+    if env.keep_workdir and dirs is not None:
+        record = record.model_copy(update={"workdir": str(dirs.root)})
+    env.run_dir.write_record(record)
+    return record
+
+
+def _uses_model(env: TrialEnv, config: Configuration) -> bool:
+    return bool(getattr(env.agents[config.id], "uses_model", True))
