@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +17,18 @@ from ._helpers import make_spec
 
 
 @pytest.fixture
-def trial(tmp_path: Path) -> dict[str, Path]:
+def trial_root() -> Iterator[Path]:
+    """A fresh directory that an unprivileged agent uid may traverse (as runners must make)."""
+    root = Path(tempfile.mkdtemp(prefix="lab-sandbox-test-"))
+    root.chmod(0o755)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def trial(trial_root: Path) -> dict[str, Path]:
     """A trial's layout: a workspace and HOME, next to a task master copy and hidden material."""
-    dirs = {name: tmp_path / name for name in ("workspace", "home", "task", "heldout", "run")}
+    dirs = {name: trial_root / name for name in ("workspace", "home", "task", "heldout", "run")}
     for path in dirs.values():
         path.mkdir()
     (dirs["workspace"] / "main.py").write_text("print('hello')\n")
@@ -37,6 +48,17 @@ def backend_or_skip(name: str) -> Sandbox:
 @pytest.fixture
 def bwrap() -> Sandbox:
     return backend_or_skip("bwrap")
+
+
+@pytest.fixture
+def landlock() -> Sandbox:
+    return backend_or_skip("landlock")
+
+
+@pytest.fixture(params=["bwrap", "landlock"])
+def jail(request: pytest.FixtureRequest) -> Sandbox:
+    """Each confining backend in turn (skipped, with the reason, where it cannot run)."""
+    return backend_or_skip(str(request.param))
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ files. See docs/METHODOLOGY.md, "Isolation".
 """
 
 from localagentbench.sandbox._bwrap import BwrapSandbox
+from localagentbench.sandbox._landlock import LandlockSandbox
 from localagentbench.sandbox._launcher import SETUP_FAILED
 from localagentbench.sandbox._none import NoneSandbox
 from localagentbench.sandbox._select import (
@@ -36,6 +37,7 @@ __all__ = [
     "SETUP_FAILED",
     "BackendStatus",
     "BwrapSandbox",
+    "LandlockSandbox",
     "NoneSandbox",
     "Sandbox",
     "SandboxError",

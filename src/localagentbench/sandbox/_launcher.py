@@ -2,8 +2,8 @@
 
 Run as ``python -E -s -S _launcher.py CONFIG_JSON -- AGENT_ARGV...`` (from inside bwrap, or
 directly for the landlock and none backends). In order it: sets resource limits; opens the
-gateway listener; drops to the agent's uid when root; blocks new user namespaces (seccomp);
-applies landlock; starts the gateway forwarder (double-forked, so the agent is not its
+gateway listener; applies landlock; drops to the agent's uid when root; blocks new user
+namespaces (seccomp); starts the gateway forwarder (double-forked, so the agent is not its
 parent); then either execs the agent (inside a PID namespace, whose end kills everything) or,
 without one, supervises it as a subreaper and kills every descendant when it ends.
 
@@ -168,12 +168,12 @@ def _exec(argv: list[str]) -> None:
 def _setup(config: dict[str, Any]) -> socket.socket | None:
     _set_limits(config.get("limits") or {})
     listener = _forward_listener(config.get("forward"))
+    landlock = config.get("landlock")
+    if landlock:  # before dropping privileges: the rules' paths are opened with ours
+        _kernel.landlock_restrict(landlock["ro"], landlock["rw"], landlock.get("ports"))
     _drop_privileges(config.get("uid"), config.get("gid"))
     if config.get("seccomp") and not _kernel.block_user_namespaces():
         raise _SetupError("no seccomp filter for this architecture")
-    landlock = config.get("landlock")
-    if landlock:
-        _kernel.landlock_restrict(landlock["ro"], landlock["rw"], landlock.get("ports"))
     for name in config.get("drop_env") or ():
         os.environ.pop(name, None)
     return listener

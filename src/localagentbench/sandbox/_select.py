@@ -10,6 +10,7 @@ from typing import Literal
 from localagentbench._proc import run_process
 from localagentbench.sandbox._bwrap import BwrapSandbox, find_bwrap
 from localagentbench.sandbox._kernel import landlock_abi
+from localagentbench.sandbox._landlock import LandlockSandbox
 from localagentbench.sandbox._none import NONE_WARNING, NoneSandbox
 from localagentbench.sandbox._spec import Sandbox, SandboxError, SandboxUnavailableError
 
@@ -64,7 +65,7 @@ def available_backends() -> list[BackendStatus]:
     """Probe every backend (runs bwrap once); `doctor` prints this."""
     return [
         _probe_bwrap(),
-        BackendStatus("landlock", False, "not built yet"),
+        _probe_landlock(),
         BackendStatus("none", True, "always available; no isolation"),
     ]
 
@@ -73,7 +74,7 @@ def _make(name: BackendName) -> Sandbox:
     if name == "bwrap":
         return BwrapSandbox()
     if name == "landlock":
-        raise SandboxUnavailableError("the landlock backend is not built yet")
+        return LandlockSandbox()
     return NoneSandbox()
 
 

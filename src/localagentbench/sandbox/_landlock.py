@@ -1,0 +1,105 @@
+"""The landlock backend: kernel file-system (and, ABI 4+, TCP) confinement, no namespaces.
+
+For machines where bwrap cannot create namespaces (user namespaces blocked, some containers).
+The launcher confines itself with landlock and then runs the agent, which inherits it: reads
+and execution only under the system trees, a minimal /etc, /proc and the toolchains; writes
+only in the workspace, HOME and a few /dev nodes. TCP bind is denied and TCP connect allowed
+only to the gateway port (ABI 4+; older kernels get no network restriction, and the level
+says so). Weaker than bwrap: other files under the visible trees cannot be masked, /tmp is
+not writable (TMPDIR points into HOME), there is no PID namespace (the launcher supervises
+as a subreaper and kills every descendant when the agent ends), and UDP is not restricted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+from localagentbench._proc import TAG_VARIABLE
+from localagentbench.sandbox._kernel import landlock_abi
+from localagentbench.sandbox._layout import (
+    ETC_FILES,
+    LAUNCHER_DIR,
+    SYSTEM_TREES,
+    launcher_command,
+    limits_config,
+    plan,
+)
+from localagentbench.sandbox._spec import SandboxError, SandboxSpec, SandboxUnavailableError
+from localagentbench.sandbox._wrapped import Wrapped, lend_trees
+
+__all__ = ["LandlockSandbox"]
+
+_READ_ONLY = (*SYSTEM_TREES, *ETC_FILES, "/etc/passwd", "/etc/group", "/etc/hosts", "/proc")
+_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+
+
+def _check_searchable(paths: list[Path], uid: int) -> None:
+    """Without a mount namespace the agent's uid walks the real path: every parent must let it."""
+    for path in paths:
+        for parent in path.parents:
+            if not parent.stat().st_mode & 0o001:
+                raise SandboxError(
+                    f"{parent} is not searchable by the agent's uid {uid}, so it cannot reach "
+                    f"{path}: create trial directories under a root with mode 0755 (or 0711)"
+                )
+
+
+class LandlockSandbox:
+    """Landlock confinement applied by the launcher; no root or user namespaces needed."""
+
+    name = "landlock"
+
+    def __init__(self) -> None:
+        self.abi = landlock_abi()
+        if self.abi < 1:
+            raise SandboxUnavailableError(
+                "landlock not enabled in this kernel (needs Linux 5.13+ with lsm=landlock)"
+            )
+        self.level = "landlock" if self.abi >= 4 else "landlock-fs"
+        """"landlock": files and TCP confined; "landlock-fs": files only (ABI < 4)."""
+
+    def wrap(self, argv: Sequence[str], spec: SandboxSpec) -> Wrapped:
+        """The agent's command behind the confining launcher; enter it around `run_process`."""
+        if not argv:
+            raise ValueError("empty argv")
+        jail = plan(spec)
+        warnings = []
+        if self.abi < 4:
+            warnings.append(f"landlock ABI {self.abi}: network not restricted (needs ABI 4)")
+        for path in jail.hidden:
+            warnings.append(f"landlock cannot hide {path} inside a visible tree")
+        ports = [spec.gateway_port] if spec.network == "gateway" else []
+        drop_env = [TAG_VARIABLE] + ([] if "LC_CTYPE" in spec.env else ["LC_CTYPE"])
+        config: dict[str, object] = {
+            "limits": limits_config(spec),
+            "uid": jail.uid,
+            "gid": jail.gid,
+            "seccomp": True,
+            "supervise": True,
+            "drop_env": drop_env,
+            "landlock": {
+                "ro": [*_READ_ONLY, *map(str, jail.readonly), str(LAUNCHER_DIR)],
+                "rw": [str(spec.workspace), str(spec.home), *_DEVICES],
+                "ports": ports if self.abi >= 4 else None,
+            },
+        }
+        env = dict(spec.env)
+        tmpdir = spec.home / ".tmp"
+        env.setdefault("TMPDIR", str(tmpdir))
+        for warning in warnings:
+            logging.getLogger(__name__).warning(warning)
+
+        def setup(stack: contextlib.ExitStack[bool | None]) -> None:
+            if jail.uid is not None:
+                _check_searchable([spec.workspace, spec.home], jail.uid)
+            tmpdir.mkdir(exist_ok=True)
+            if jail.uid is not None and jail.gid is not None:
+                stack.enter_context(lend_trees([spec.workspace, spec.home], jail.uid, jail.gid))
+
+        command = launcher_command(jail.python, LAUNCHER_DIR, config) + list(argv)
+        return Wrapped(
+            tuple(command), env, spec.workspace, self.level, tuple(warnings), _setup=setup
+        )

@@ -1,0 +1,81 @@
+"""The landlock backend: file-system and TCP confinement without namespaces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from localagentbench.sandbox import SandboxError, isolation_level
+from localagentbench.sandbox._kernel import landlock_abi
+from localagentbench.sandbox._landlock import LandlockSandbox
+
+from ._helpers import RunJailed, is_root, make_spec
+
+
+def test_level_reports_what_the_kernel_enforces(landlock: LandlockSandbox) -> None:
+    abi = landlock_abi()
+    assert landlock.abi == abi
+    assert isolation_level(landlock) == ("landlock" if abi >= 4 else "landlock-fs")
+
+
+def test_workspace_and_home_writable_tmp_redirected(
+    landlock: LandlockSandbox, run_jailed: RunJailed, trial: dict[str, Path]
+) -> None:
+    script = 'echo w > new.txt && echo t > "$TMPDIR/t" && echo h > "$HOME/h" && echo ok'
+    result = run_jailed(landlock, script)
+    assert result.stdout.strip() == "ok", result.stderr
+    assert (trial["workspace"] / "new.txt").read_text() == "w\n"
+
+
+def test_toolchains_run_but_cannot_be_modified(
+    landlock: LandlockSandbox, run_jailed: RunJailed
+) -> None:
+    result = run_jailed(
+        landlock, "git --version >/dev/null && echo git-ok; touch /usr/x; echo rc=$?"
+    )
+    assert "rc=0" not in result.stdout
+    assert "git-ok" in result.stdout, result.stderr
+
+
+def test_landlock_limits_apply(landlock: LandlockSandbox, run_jailed: RunJailed) -> None:
+    result = run_jailed(landlock, "ulimit -f", max_file_mb=1)
+    assert result.stdout.strip() == str(1024 * 1024 // 512), result.stderr
+
+
+@pytest.mark.skipif(not is_root(), reason="the uid switch happens only when the harness is root")
+def test_unsearchable_parent_is_a_clear_error(
+    landlock: LandlockSandbox, trial: dict[str, Path], tmp_path: Path
+) -> None:
+    locked = tmp_path / "locked"
+    (locked / "ws").mkdir(parents=True)
+    (locked / "home").mkdir()
+    locked.chmod(0o700)
+    spec = make_spec(trial, workspace=locked / "ws", home=locked / "home")
+    with (
+        pytest.raises(SandboxError, match="not searchable by the agent's uid"),
+        landlock.wrap(["true"], spec),
+    ):
+        pass
+
+
+def test_gateway_port_is_the_only_tcp_destination(
+    landlock: LandlockSandbox, run_jailed: RunJailed
+) -> None:
+    if landlock.abi < 4:
+        pytest.skip(f"landlock ABI {landlock.abi} cannot restrict TCP (needs 4)")
+    probe = (
+        "import socket, sys\n"
+        "for port in map(int, sys.argv[1:]):\n"
+        "    s = socket.socket()\n"
+        "    try:\n"
+        "        s.connect(('127.0.0.1', port)); print(port, 'open')\n"
+        "    except PermissionError: print(port, 'denied')\n"
+        "    except OSError: print(port, 'allowed-but-closed')\n"
+    )
+    # The system Python: a harness Python under /root is not reachable by the agent's uid.
+    argv = ["/usr/bin/python3", "-c", probe, "9", "10"] if Path("/usr/bin/python3").exists() else []
+    if not argv:
+        pytest.skip("needs /usr/bin/python3 as the in-jail client")
+    result = run_jailed(landlock, argv, network="gateway", gateway_port=9)
+    assert result.stdout.split("\n")[:2] == ["9 allowed-but-closed", "10 denied"], result.stderr
