@@ -23,14 +23,23 @@ STEP1 = "I will read the file first."
 STEP2 = "Now I fix the greeting."
 
 
-@pytest.fixture(params=["scripted", "upstream"])
+UPSTREAM_ENV = {
+    "openai": ("LAB_OPENAI_BASE_URL", "openai_base_url"),
+    "ollama": ("LAB_OLLAMA_HOST", "ollama_host"),
+    "anthropic": ("LAB_ANTHROPIC_BASE_URL", "anthropic_base_url"),
+}
+
+
+@pytest.fixture(params=["scripted", "openai", "ollama", "anthropic"])
 def route(
     request: pytest.FixtureRequest,
     open_trial: OpenTrial,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> Iterator[TrialRoute]:
-    """A trial whose model is the scripted fix-greeting, directly or via `openai/`."""
+    """A trial whose model is the scripted fix-greeting, directly or through a second
+    gateway speaking the OpenAI, Ollama or Anthropic protocol to the `openai/`,
+    `ollama/` or `anthropic/` backend."""
     if request.param == "scripted":
         yield open_trial()
         return
@@ -38,8 +47,9 @@ def route(
         up = upstream.open_trial(
             "up", model="scripted/fix-greeting", workspace=tmp_path, log_path=tmp_path / "up.jsonl"
         )
-        monkeypatch.setenv("LAB_OPENAI_BASE_URL", up.openai_base_url)
-        yield open_trial(model="openai/upstream")
+        variable, field = UPSTREAM_ENV[request.param]
+        monkeypatch.setenv(variable, getattr(up, field))
+        yield open_trial(model=f"{request.param}/upstream")
 
 
 def recorded(tmp_path: Path) -> list[dict[str, Any]]:

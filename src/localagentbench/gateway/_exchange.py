@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Literal
 
 from localagentbench.gateway._canonical import (
@@ -37,6 +37,8 @@ class Exchange:
         self.finished: float | None = None
         self._events = events
         self._first: Event | None = None
+        self.on_complete: Callable[[], None] | None = None
+        """Called once when the last event is consumed, before the front's closing bytes."""
 
     async def prime(self) -> None:
         """Fetch the first event (raises the backend's error, if any, before streaming)."""
@@ -53,14 +55,19 @@ class Exchange:
             self.reply.add(first)
             yield first
             if isinstance(first, Finish):
-                self.finished = time.perf_counter()
+                self._complete()
                 return
         async for event in self._events:
             self.reply.add(event)
             yield event
             if isinstance(event, Finish):
                 break
+        self._complete()
+
+    def _complete(self) -> None:
         self.finished = time.perf_counter()
+        if self.on_complete is not None:
+            self.on_complete()
 
     async def collect(self) -> Reply:
         """Consume every event and return the assembled reply."""

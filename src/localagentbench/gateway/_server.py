@@ -3,29 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import math
 import threading
-import time
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import aiohttp
 from aiohttp import web
 
-from localagentbench.gateway._backend import CallContext, make_backend
+from localagentbench.gateway._backend import make_backend
+from localagentbench.gateway._call import serve_call
 from localagentbench.gateway._errors import (
-    BackendHTTPError,
-    BadRequest,
-    CassetteDiverged,
     GatewayError,
     TrialNotFound,
 )
-from localagentbench.gateway._exchange import Exchange, dumps
-from localagentbench.gateway._front import Front
-from localagentbench.gateway._routes import Fronts, Route, resolve
+from localagentbench.gateway._routes import Fronts, resolve
 from localagentbench.gateway._stats import TrialStats
 from localagentbench.gateway._trial import Admission, Trial
 
@@ -260,97 +252,7 @@ class Gateway:
         if route.static is not None:
             return await route.static(http, trial)
         assert route.front is not None
-        return await self._call(http, trial, route, path)
-
-    async def _call(
-        self, http: web.Request, trial: Trial, route: Route, path: str
-    ) -> web.StreamResponse:
-        started = time.perf_counter()
-        front = route.front
-        assert front is not None
-        raw = await http.read()
-        try:
-            body = json.loads(raw)
-            request = front.parse(body, route.model)
-        except (ValueError, BadRequest) as e:
-            return _error(front, 400, f"bad request: {e}", "invalid_request_error")
-        if route.stream is not None:
-            request.stream = route.stream
-        admission = trial.admit(request, raw)
-
-        def finish(status: int, exchange: Exchange | None, error: str | None) -> None:
-            reply = exchange.reply if exchange is not None and error is None else None
-            tokens_in, tokens_out, origin = (
-                exchange.usage() if reply is not None and exchange else (0, 0, "counted")
-            )
-            end = (
-                exchange.finished
-                if exchange is not None and exchange.finished
-                else time.perf_counter()
-            )
-            trial.record(
-                admission,
-                front=front.name,
-                path=path,
-                body=body,
-                status=status,
-                latency_s=end - started,
-                ttft_s=exchange.ttft_s if exchange is not None else None,
-                reply=reply,
-                input_tokens=tokens_in,
-                output_tokens=tokens_out,
-                token_source=origin,
-                error=error,
-                request=request,
-            )
-
-        if admission.refused is not None:
-            finish(429, None, admission.refused)
-            headers = {"x-should-retry": "false"}
-            return _error(front, 429, admission.refused, "request_cap_reached", headers)
-        ctx = CallContext(
-            trial.workspace, admission.side is not None, admission.fingerprint, self._http
-        )
-        exchange = Exchange(request, trial.backend.stream(request, ctx), started, trial.model)
-        try:
-            await exchange.prime()
-        except BackendHTTPError as e:
-            return self._backend_error(front, trial, e, finish)
-        except CassetteDiverged as e:
-            finish(409, None, str(e))
-            return _error(front, 409, str(e), "cassette_diverged", {"x-should-retry": "false"})
-        except (TimeoutError, aiohttp.ClientError, OSError) as e:
-            message = f"backend {trial.backend.endpoint} unreachable: {e!r}"
-            finish(502, None, message)
-            return _error(front, 502, message, "backend_unreachable")
-        try:
-            response = await front.respond(http, exchange)
-        except (TimeoutError, aiohttp.ClientError, OSError, BackendHTTPError) as e:
-            finish(502, exchange, f"stream broken: {e!r}")
-            raise
-        finish(response.status, exchange, None)
-        return response
-
-    def _backend_error(
-        self, front: Front, trial: Trial, error: BackendHTTPError, finish: Any
-    ) -> web.StreamResponse:
-        headers: dict[str, str] = {}
-        if error.rate_limited:
-            trial.rate_limited(error)
-            if error.retry_after_s is not None:
-                headers["retry-after"] = str(math.ceil(max(0.0, error.retry_after_s)))
-                headers["retry-after-ms"] = str(round(max(0.0, error.retry_after_s) * 1000))
-        finish(error.status, None, str(error))
-        kind = "rate_limit_error" if error.rate_limited else "backend_error"
-        return _error(front, error.status, str(error), kind, headers)
-
-
-def _error(
-    front: Front, status: int, message: str, kind: str, headers: dict[str, str] | None = None
-) -> web.Response:
-    return web.json_response(
-        front.error_body(status, message, kind), status=status, headers=headers, dumps=dumps
-    )
+        return await serve_call(http, trial, route, path, self._http)
 
 
 def _json_error(status: int, message: str) -> web.Response:
