@@ -1,0 +1,5 @@
+'use strict';
+
+const { FileStore } = require('./store');
+
+module.exports = { FileStore };
