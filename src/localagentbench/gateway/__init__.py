@@ -15,7 +15,9 @@ from localagentbench.gateway._errors import (
     TrialNotFound,
     UnknownModel,
 )
+from localagentbench.gateway._probe import ProbeResult, probe, prove
 from localagentbench.gateway._script import Script, Step, load_script, shipped_scripts
+from localagentbench.gateway._serve import serve
 from localagentbench.gateway._server import DEFAULT_TRIAL, Gateway, TrialRoute
 from localagentbench.gateway._stats import RateLimitEvent, TrialStats
 
@@ -30,6 +32,7 @@ __all__ = [
     "CassetteDiverged",
     "Gateway",
     "GatewayError",
+    "ProbeResult",
     "RateLimitEvent",
     "Script",
     "ScriptError",
@@ -40,5 +43,8 @@ __all__ = [
     "UnknownModel",
     "load_script",
     "make_backend",
+    "probe",
+    "prove",
+    "serve",
     "shipped_scripts",
 ]

@@ -24,10 +24,21 @@ class TrialNotFound(GatewayError):
 class BackendUnavailable(InfraError):
     """A backend did not answer a real completion: names the endpoint and what to check."""
 
-    def __init__(self, endpoint: str, detail: str, hint: str) -> None:
+    def __init__(
+        self,
+        endpoint: str,
+        detail: str,
+        hint: str,
+        *,
+        rate_limited: bool = False,
+        retry_after_s: float | None = None,
+    ) -> None:
         self.endpoint = endpoint
         self.detail = detail
         self.hint = hint
+        self.rate_limited = rate_limited
+        """The endpoint is alive but refused for rate or quota reasons: wait, then retry."""
+        self.retry_after_s = retry_after_s
         super().__init__(f"model endpoint {endpoint} is unusable: {detail}. Check: {hint}")
 
 
