@@ -14,6 +14,7 @@ files. See docs/METHODOLOGY.md, "Isolation".
 from localagentbench.sandbox._bwrap import BwrapSandbox
 from localagentbench.sandbox._landlock import LandlockSandbox
 from localagentbench.sandbox._launcher import SETUP_FAILED
+from localagentbench.sandbox._layout import package_root
 from localagentbench.sandbox._none import NoneSandbox
 from localagentbench.sandbox._select import (
     BACKENDS,
@@ -46,5 +47,6 @@ __all__ = [
     "Wrapped",
     "available_backends",
     "isolation_level",
+    "package_root",
     "select",
 ]

@@ -10,9 +10,14 @@ be found by any path. See docs/METHODOLOGY.md, "Isolation", for the uid decision
 from __future__ import annotations
 
 import contextlib
+import json
+import logging
 import os
+import shlex
 import shutil
+import signal
 import socket
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -105,20 +110,58 @@ def _write_identity(scratch: Path, jail: JailPlan, spec: SandboxSpec) -> None:
         host.chmod(0o644)
 
 
+def _jail_pids(namespace: str) -> list[int]:
+    """Host pids of processes in the PID namespace `namespace` ("pid:[inode]")."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{entry}/ns/pid") == namespace:
+                    found.append(int(entry))
+    return found
+
+
+def _await_jail_end(info: Path, timeout_s: float = 5.0) -> None:
+    """Return only once every process of the jail is gone.
+
+    Killing bwrap makes the kernel kill its whole PID namespace, but asynchronously: without
+    this wait a fork bomb's children can still be running when the grader starts.
+    """
+    try:
+        status = json.loads(info.read_text())
+        init, namespace = int(status["child-pid"]), f"pid:[{int(status['pid-namespace'])}]"
+    except (OSError, ValueError, KeyError):
+        return  # the jail never started
+    with contextlib.suppress(ChildProcessError, OSError):
+        os.waitpid(init, 0)  # we are the subreaper of bwrap's orphaned init: reap it
+    deadline = time.monotonic() + timeout_s
+    while pids := _jail_pids(namespace):
+        if time.monotonic() > deadline:
+            logging.getLogger(__name__).warning("jail processes still alive: %s", pids)
+            return
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)
+
+
 class BwrapSandbox:
     """Namespaces via bubblewrap; the default on Linux where user namespaces (or root) allow."""
 
     name = "bwrap"
     level = "bwrap"
 
-    def __init__(self, bwrap: Path | None = None) -> None:
+    def __init__(self, bwrap: Path | None = None, *, root: bool | None = None) -> None:
+        """`root`: whether root will run the command (default: whether we are root); False
+        builds a command for an ordinary user, e.g. to start through ``runuser``."""
         self.bwrap = bwrap or find_bwrap()
+        self.root = root
 
     def wrap(self, argv: Sequence[str], spec: SandboxSpec) -> Wrapped:
         """The jailed command; enter the result around `run_process`."""
         if not argv:
             raise ValueError("empty argv")
-        jail = plan(spec)
+        jail = plan(spec, self.root)
         scratch = new_scratch_path()
         config: dict[str, object] = {
             "limits": limits_config(spec),
@@ -130,7 +173,12 @@ class BwrapSandbox:
         if spec.network == "gateway":
             config["forward"] = {"port": spec.gateway_port, "socket": _IN_JAIL_SOCKET}
         command = launcher_command(jail.python, _IN_JAIL_LAUNCHER, config) + list(argv)
-        args = [str(self.bwrap), *self._namespace_args(jail, spec), "--clearenv"]
+        # bwrap reports the jail's PID namespace on fd 3; a shell opens it to a file first,
+        # since run_process passes no descriptors.
+        info = scratch / "info.json"
+        args = ["/bin/sh", "-c", f'exec "$@" 3>{shlex.quote(str(info))}', "lab-jail"]
+        args += [str(self.bwrap), "--info-fd", "3", *self._namespace_args(jail, spec)]
+        args += ["--clearenv"]
         for key, value in spec.env.items():
             args += ["--setenv", key, value]
         mounts = _Mounts()
@@ -158,6 +206,7 @@ class BwrapSandbox:
 
         def setup(stack: contextlib.ExitStack[bool | None]) -> None:
             stack.enter_context(scratch_dir(scratch))
+            stack.callback(_await_jail_end, info)
             _write_identity(scratch, jail, spec)
             if jail.uid is not None and jail.gid is not None:
                 stack.enter_context(lend_trees([spec.workspace, spec.home], jail.uid, jail.gid))

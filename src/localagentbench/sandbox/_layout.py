@@ -68,7 +68,8 @@ def _toolchain_prefixes(python: Path) -> list[Path]:
         found.append(Path(node).resolve().parent.parent)
     unique: list[Path] = []
     for path in found:
-        if path not in unique and not any(str(path).startswith(t + "/") for t in SYSTEM_TREES):
+        in_system = any(path == Path(t) or path.is_relative_to(t) for t in SYSTEM_TREES)
+        if path not in unique and not in_system:
             unique.append(path)
     return unique
 
@@ -88,8 +89,11 @@ class JailPlan:
     gid: int | None
 
 
-def plan(spec: SandboxSpec) -> JailPlan:
-    """Resolve a spec against this machine: toolchains, paths to hide, the agent's uid."""
+def plan(spec: SandboxSpec, root: bool | None = None) -> JailPlan:
+    """Resolve a spec against this machine: toolchains, paths to hide, the agent's uid.
+
+    `root`: whether the jail will be started by root (default: whether we are root).
+    """
     python = spec.python or Path(sys.executable)
     readonly: list[Path] = []
     for path in [*_toolchain_prefixes(python), *spec.readonly]:
@@ -102,7 +106,7 @@ def plan(spec: SandboxSpec) -> JailPlan:
         if inside and path.exists() and path not in hidden:
             hidden.append(path)
     uid = gid = None
-    if os.geteuid() == 0:
+    if (os.geteuid() == 0) if root is None else root:
         uid = NOBODY_UID if spec.agent_uid is None else spec.agent_uid
         gid = uid if spec.agent_gid is None else spec.agent_gid
     return JailPlan(python, tuple(readonly), tuple(hidden), uid, gid)

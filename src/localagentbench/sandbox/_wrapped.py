@@ -61,9 +61,14 @@ def lend_trees(roots: list[Path], uid: int, gid: int) -> Iterator[None]:
 
 @contextlib.contextmanager
 def scratch_dir(path: Path) -> Iterator[Path]:
-    """Create the private helper directory `path` (mode 0700) and remove it afterwards."""
+    """Create the helper directory `path` and remove it afterwards.
+
+    Mode 0711: its random name is the secret; the files in it (generated passwd/group/hosts
+    and the gateway socket) must be reachable by whichever user starts bwrap.
+    """
     try:
         path.mkdir(mode=0o700)
+        path.chmod(0o711)
     except OSError as e:
         raise SandboxError(f"cannot create sandbox scratch directory {path}: {e}") from e
     try:
