@@ -30,23 +30,33 @@ from localagentbench.sandbox._spec import (
     SandboxSpec,
     SandboxUnavailableError,
 )
+from localagentbench.sandbox._tamper import (
+    TEST_INFRA_PATTERNS,
+    FileChange,
+    TamperReport,
+    tamper_report,
+)
 from localagentbench.sandbox._wrapped import Wrapped
 
 __all__ = [
     "BACKENDS",
     "NOBODY_UID",
     "SETUP_FAILED",
+    "TEST_INFRA_PATTERNS",
     "BackendStatus",
     "BwrapSandbox",
+    "FileChange",
     "LandlockSandbox",
     "NoneSandbox",
     "Sandbox",
     "SandboxError",
     "SandboxSpec",
     "SandboxUnavailableError",
+    "TamperReport",
     "Wrapped",
     "available_backends",
     "isolation_level",
     "package_root",
     "select",
+    "tamper_report",
 ]
