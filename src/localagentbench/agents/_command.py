@@ -18,7 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from localagentbench._env import clean_path
 from localagentbench._proc import run_process
-from localagentbench.agents._protocol import AgentContext, AgentOutcome, BaseAgent, last_line
+from localagentbench.agents._protocol import (
+    AgentContext,
+    AgentOutcome,
+    BaseAgent,
+    cap_answer,
+    last_line,
+)
 from localagentbench.errors import ConfigError
 
 __all__ = ["CommandAgent", "CommandSettings"]
@@ -94,7 +100,7 @@ class CommandAgent(BaseAgent):
         )
         answer = None
         if answer_file.is_file():
-            answer = answer_file.read_text(encoding="utf-8", errors="replace").strip() or None
+            answer = cap_answer(answer_file.read_text(encoding="utf-8", errors="replace"))
         return AgentOutcome.from_process(result, final_answer=answer or last_line(result.stdout))
 
 

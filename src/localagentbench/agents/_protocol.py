@@ -96,9 +96,19 @@ class BaseAgent:
         return None
 
 
+ANSWER_CAP = 8000
+"""Characters of a final answer kept (the end, where the conclusion is)."""
+
+
+def cap_answer(text: str | None) -> str | None:
+    """Strip and cap a final answer, keeping its end; None when empty."""
+    text = (text or "").strip()
+    return text[-ANSWER_CAP:] or None
+
+
 def last_line(text: str) -> str | None:
-    """The last non-empty line of ``text`` (the default final answer)."""
+    """The last non-empty line of ``text`` (the default final answer), capped."""
     for line in reversed(text.splitlines()):
         if line.strip():
-            return line.strip()
+            return cap_answer(line)
     return None

@@ -25,8 +25,8 @@ def tasks_dir(value: Path | None) -> Path:
 
 
 def console() -> Console:
-    return Console(highlight=False)
+    return Console(highlight=False, soft_wrap=True)
 
 
 def err_console() -> Console:
-    return Console(stderr=True, highlight=False)
+    return Console(stderr=True, highlight=False, soft_wrap=True)

@@ -1,0 +1,106 @@
+"""Shared test helpers: small real tasks built in tmp_path."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+SRC = """\
+def add(a, b):
+    return a - b
+"""
+FIXED = """\
+def add(a, b):
+    return a + b
+"""
+VISIBLE_TEST = """\
+from calc import add
+
+
+def test_add_small():
+    assert add(2, 2) == 4
+"""
+HELDOUT_TEST = """\
+from calc import add
+
+
+def test_add_negative():
+    assert add(-2, 5) == 3
+"""
+
+
+def _patch(old: str, new: str, path: str) -> str:
+    """A git-style patch replacing the whole of a small file."""
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    body = [f"-{line}" for line in old_lines] + [f"+{line}" for line in new_lines]
+    return (
+        f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n"
+        f"@@ -1,{len(old_lines)} +1,{len(new_lines)} @@\n" + "\n".join(body) + "\n"
+    )
+
+
+TaskFactory = Callable[..., Path]
+
+
+@pytest.fixture
+def make_task(tmp_path: Path) -> TaskFactory:
+    """Build a tiny Python bugfix task (preferred layout) in ``tmp_path/suite/<id>``.
+
+    The pristine repo fails its visible test; ``solution.patch`` fixes it; the held-out
+    test checks negatives too. Keyword arguments override task.yaml fields; ``files``
+    adds or replaces repo files; ``heldout=False`` drops the held-out tests.
+    """
+
+    def factory(task_id: str = "calc-add", *, files: dict[str, str] | None = None,
+                heldout: bool = True, suite: Path | None = None, **fields: Any) -> Path:  # fmt: skip
+        root = (suite or tmp_path / "suite") / task_id
+        (root / "repo" / "tests").mkdir(parents=True)
+        repo_files = {"calc.py": SRC, "tests/test_calc.py": VISIBLE_TEST, **(files or {})}
+        for rel, text in repo_files.items():
+            (root / "repo" / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / "repo" / rel).write_text(text)
+        (root / "solution.patch").write_text(_patch(SRC, FIXED, "calc.py"))
+        data: dict[str, Any] = {
+            "id": task_id,
+            "title": "Fix add",
+            "prompt": "add() returns the wrong result; fix it.",
+            "difficulty": "easy",
+            "category": "bugfix",
+            "language": "python",
+            "repo": {"type": "fixture", "path": "repo"},
+            "oracle": {
+                "command": ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+                "timeout_s": 60,
+            },  # fmt: skip
+            "reference": "solution.patch",
+            "timeout_s": 60,
+        }
+        if heldout:
+            (root / "heldout" / "tests").mkdir(parents=True)
+            (root / "heldout" / "tests" / "test_heldout_calc.py").write_text(HELDOUT_TEST)
+            data["heldout"] = {"path": "heldout", "command": ["python", "-m", "pytest", "-q", "-p",
+                               "no:cacheprovider", "tests"], "timeout_s": 60}  # fmt: skip
+        data.update(fields)
+        (root / "task.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+        return root
+
+    return factory
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
+    """Run the real CLI entry point in-process: (exit code, stdout, stderr)."""
+    from localagentbench.cli import main
+
+    def invoke(*args: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as exc:
+            main(list(args))
+        out, err = capsys.readouterr()
+        return int(exc.value.code or 0), out, err
+
+    return invoke

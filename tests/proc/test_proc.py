@@ -1,0 +1,110 @@
+"""The one subprocess helper: timeouts kill whole trees, output is capped, decoding never fails."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from localagentbench._proc import TAG_VARIABLE, Cancelled, run_process
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ", 1)[1][0] != "Z"
+    except OSError:
+        return False
+
+
+def _wait_gone(pids: list[int], seconds: float = 5.0) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        alive = [p for p in pids if _alive(p)]
+        if not alive:
+            return []
+        time.sleep(0.05)
+    return [p for p in pids if _alive(p)]
+
+
+ESCAPER = r"""
+import os, sys, time
+pidfile = sys.argv[1]
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        with open(pidfile, "w") as f:
+            f.write(str(os.getpid()))
+        time.sleep(1000)
+    os._exit(0)
+time.sleep(1000)
+"""
+
+
+def test_timeout_kills_escaped_double_forked_child(tmp_path: Path):
+    """Threat: an agent daemonises a helper (setsid + double fork) to outlive its trial."""
+    pidfile = tmp_path / "pid"
+    start = time.monotonic()
+    result = run_process([sys.executable, "-c", ESCAPER, str(pidfile)], timeout_s=1.0, grace_s=1.0)
+    elapsed = time.monotonic() - start
+    assert result.timed_out
+    assert elapsed < 1.0 + 1.0 + 3.0
+    escaped = int(pidfile.read_text())
+    assert _wait_gone([escaped]) == []
+    assert result.escaped_killed >= 1
+
+
+def test_background_child_of_a_normal_exit_is_killed(tmp_path: Path):
+    """Threat: a command exits 0 but leaves a server running that changes files later."""
+    pidfile = tmp_path / "pid"
+    code = f"(setsid sleep 1000 & echo $! > {pidfile}); exit 0"
+    result = run_process(["sh", "-c", code], timeout_s=10)
+    assert result.exit_code == 0
+    assert not result.timed_out
+    assert _wait_gone([int(pidfile.read_text())]) == []
+
+
+def test_output_is_capped_head_and_tail_with_marker_and_invalid_utf8_replaced():
+    code = (
+        "import sys; w = sys.stdout.buffer.write; w(b'HEAD' + b'\\xff' * 10); "
+        "w(b'x' * 50_000_000); w(b'\\xfe' + b'TAIL')"
+    )
+    result = run_process([sys.executable, "-c", code], timeout_s=60, output_cap=100_000)
+    assert result.exit_code == 0
+    assert result.truncated
+    assert result.stdout_bytes == 4 + 10 + 50_000_000 + 5
+    assert result.stdout.startswith("HEAD\ufffd")
+    assert result.stdout.endswith("\ufffdTAIL")
+    assert "localagentbench: " in result.stdout and "bytes truncated" in result.stdout
+    assert len(result.stdout.encode()) < 200_000
+
+
+def test_missing_binary_is_a_start_error_not_an_exception():
+    result = run_process(["definitely-not-a-binary-here"], timeout_s=5)
+    assert result.exit_code is None
+    assert result.start_error is not None and "No such file" in result.start_error
+
+
+def test_environment_is_exactly_what_was_given_plus_the_tag():
+    result = run_process([sys.executable, "-c", "import os; print(sorted(os.environ))"],
+                         env={"ONLY": "1", "PATH": os.defpath}, timeout_s=10)  # fmt: skip
+    names = eval(result.stdout)  # a list literal we printed ourselves
+    assert set(names) - {"LC_CTYPE"} == {"ONLY", "PATH", TAG_VARIABLE}
+
+
+def test_stdin_is_delivered():
+    result = run_process(["cat"], stdin=b"hello", timeout_s=5)
+    assert result.stdout == "hello"
+
+
+def test_cancel_stops_the_tree_and_raises():
+    cancel = threading.Event()
+    threading.Timer(0.3, cancel.set).start()
+    start = time.monotonic()
+    with pytest.raises(Cancelled):
+        run_process(["sleep", "100"], timeout_s=100, cancel=cancel)
+    assert time.monotonic() - start < 5
