@@ -79,14 +79,16 @@ def test_output_is_capped_head_and_tail_with_marker_and_invalid_utf8_replaced():
     assert result.stdout_bytes == 4 + 10 + 50_000_000 + 5
     assert result.stdout.startswith("HEAD\ufffd")
     assert result.stdout.endswith("\ufffdTAIL")
-    assert "localagentbench: " in result.stdout and "bytes truncated" in result.stdout
+    assert "localagentbench: " in result.stdout
+    assert "bytes truncated" in result.stdout
     assert len(result.stdout.encode()) < 200_000
 
 
 def test_missing_binary_is_a_start_error_not_an_exception():
     result = run_process(["definitely-not-a-binary-here"], timeout_s=5)
     assert result.exit_code is None
-    assert result.start_error is not None and "No such file" in result.start_error
+    assert result.start_error is not None
+    assert "No such file" in result.start_error
 
 
 def test_environment_is_exactly_what_was_given_plus_the_tag():

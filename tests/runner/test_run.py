@@ -46,7 +46,8 @@ def test_mock_solve_succeeds_on_every_bundled_task(tmp_path):
 def test_mock_noop_succeeds_on_no_bundled_task(tmp_path):
     result = _run(bundled_suite(), behavior="noop", out=tmp_path / "run", concurrency=2)
     records = result.run_dir.records()
-    assert records and not any(r.success for r in records)
+    assert records
+    assert not any(r.success for r in records)
     assert all(r.claimed_done and r.false_success for r in records)
     assert result.summary.configurations["mock-noop"].success_rate == 0
 
@@ -64,10 +65,12 @@ def test_overfit_command_agent_is_recorded(make_task, tmp_path):
     result = _run(tmp_path / "suite", "command", tmp_path / "run", cmd=str(agent))
     [record] = result.run_dir.records()
     assert record.visible.passed is True
-    assert record.heldout is not None and record.heldout.passed is False
+    assert record.heldout is not None
+    assert record.heldout.passed is False
     assert record.overfit is True
     assert record.success is False
-    assert record.claimed_done is True and record.false_success is True
+    assert record.claimed_done is True
+    assert record.false_success is True
     assert record.final_answer == "All tests pass, done."
 
 
@@ -169,12 +172,16 @@ def test_master_copy_tampering_is_detected_restored_and_kept(make_task, tmp_path
     result = execute(options)
     first, second = sorted(result.run_dir.records(), key=lambda r: r.repeat)
     # Trial 1 tampered with the master; trial 2 started from the recorded pristine tree.
-    assert first.restored is False and second.restored is True
+    assert first.restored is False
+    assert second.restored is True
     second_saw = (result.run_dir.trial(second.trial_id) / "agent.stdout").read_text()
-    assert "a - b" in second_saw and "a + b" not in second_saw
-    assert first.success is False and second.success is False
+    assert "a - b" in second_saw
+    assert "a + b" not in second_saw
+    assert first.success is False
+    assert second.success is False
     incidents = [i for i in result.run_dir.incidents() if i.kind == "tree_restored"]
-    assert len(incidents) == 1 and incidents[0].trial_id == second.trial_id
+    assert len(incidents) == 1
+    assert incidents[0].trial_id == second.trial_id
     forensics = result.run_dir.forensics / second.trial_id / "calc.py"
     assert "a + b" in forensics.read_text()
     assert "a - b" in master.read_text()  # the master itself was restored
@@ -219,7 +226,8 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(make_task, tmp_path):
         assert run_dir.record_path(trial).read_text() == text
     summary = json.loads(run_dir.summary_json.read_text())
     config = summary["configurations"]["command"]
-    assert config["trials"] == 6 and config["successes"] == 6
+    assert config["trials"] == 6
+    assert config["successes"] == 6
     assert {c["task_id"]: c["trials"] for c in summary["cells"]} == {"one": 3, "two": 3}
     assert any(i.kind == "resumed" for i in run_dir.incidents())
 
@@ -231,7 +239,8 @@ def test_resume_of_a_finished_run_runs_nothing(make_task, tmp_path):
     from localagentbench.runner import resume_options
 
     again = execute(resume_options(tmp_path / "run"), resume=True)
-    assert again.ran == 0 and again.skipped == 1
+    assert again.ran == 0
+    assert again.skipped == 1
     assert again.summary.configurations["mock-solve"].successes == 1
 
 
@@ -240,7 +249,8 @@ def test_mock_break_is_damage(make_task, tmp_path):
     result = _run(tmp_path / "suite", behavior="break", out=tmp_path / "run")
     [record] = result.run_dir.records()
     assert record.damage == ["deleted tracked file: calc.py"]
-    assert record.success is False and record.false_success is True
+    assert record.success is False
+    assert record.false_success is True
 
 
 def test_mock_hang_times_out(make_task, tmp_path):
