@@ -52,7 +52,8 @@ def route(
         yield open_trial(model=f"{request.param}/upstream")
 
 
-def recorded(tmp_path: Path) -> list[dict[str, Any]]:
+def recorded(gateway: Gateway, tmp_path: Path) -> list[dict[str, Any]]:
+    gateway.stats("t1")  # the file is complete once stats() returns
     log = tmp_path / "trials" / "t1" / "gateway.jsonl"
     return [json.loads(line) for line in log.read_text().splitlines()]
 
@@ -61,7 +62,7 @@ def check_two_turns(gateway: Gateway, tmp_path: Path, front: str) -> None:
     stats = gateway.stats("t1")
     assert (stats.requests, stats.input_tokens, stats.output_tokens) == (2, 200, 40)
     assert stats.token_source == "gateway-backend"
-    entries = recorded(tmp_path)
+    entries = recorded(gateway, tmp_path)
     assert [e["front"] for e in entries] == [front, front]
     assert entries[0]["response"]["tool_calls"][0]["name"] == "bash"
     assert entries[1]["response"]["text"] == STEP2
@@ -106,7 +107,7 @@ def test_anthropic_sdk(route: TrialRoute, gateway: Gateway, tmp_path: Path) -> N
     assert final.content[-1].type == "tool_use"
     assert final.usage.output_tokens == 20
     check_two_turns(gateway, tmp_path, "anthropic")
-    entries = recorded(tmp_path)
+    entries = recorded(gateway, tmp_path)
     assert entries[1]["request"]["messages"][2]["content"][0]["type"] == "tool_result"
     assert httpx.head(route.anthropic_base_url).status_code == 200
     counted = client.messages.count_tokens(
@@ -182,7 +183,7 @@ def test_ollama_client(route: TrialRoute, gateway: Gateway, tmp_path: Path) -> N
     assert chunks[-1].done
     assert chunks[-1].eval_count == 20
     check_two_turns(gateway, tmp_path, "ollama-chat")
-    forwarded = recorded(tmp_path)[1]["request"]["messages"]
+    forwarded = recorded(gateway, tmp_path)[1]["request"]["messages"]
     assert forwarded[2]["tool_name"] == "bash"
     listed = client.list()
     assert [m.model for m in listed.models] == [gateway.stats("t1").model]
@@ -201,7 +202,10 @@ def test_ollama_generate(route: TrialRoute, gateway: Gateway, tmp_path: Path) ->
     parts = list(client.generate(model="qwen", prompt="say more", stream=True))
     assert "".join(p.response for p in parts) == STEP2
     assert parts[-1].done
-    assert [e["front"] for e in recorded(tmp_path)] == ["ollama-generate", "ollama-generate"]
+    assert [e["front"] for e in recorded(gateway, tmp_path)] == [
+        "ollama-generate",
+        "ollama-generate",
+    ]
 
 
 def test_gemini_over_httpx(route: TrialRoute, gateway: Gateway, tmp_path: Path) -> None:

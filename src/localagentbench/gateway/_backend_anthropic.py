@@ -19,6 +19,7 @@ from localagentbench.gateway._canonical import (
     Usage,
 )
 from localagentbench.gateway._errors import BackendHTTPError
+from localagentbench.gateway._exchange import dumps
 from localagentbench.gateway._upstream import raise_for_status, setting, sse_data
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -104,7 +105,11 @@ class AnthropicBackend:
         if request.temperature is not None:
             body["temperature"] = request.temperature
         headers = {"anthropic-version": API_VERSION, "x-api-key": self.api_key}
-        async with ctx.http().post(self.endpoint, json=body, headers=headers) as response:
+        async with ctx.http().post(
+            self.endpoint,
+            data=dumps(body).encode(),
+            headers={**headers, "Content-Type": "application/json"},
+        ) as response:
             await raise_for_status(response, self.endpoint)
             tokens_in = tokens_out = 0
             have_usage = False

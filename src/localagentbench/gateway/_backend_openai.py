@@ -18,6 +18,7 @@ from localagentbench.gateway._canonical import (
     ToolCallStart,
     Usage,
 )
+from localagentbench.gateway._exchange import dumps
 from localagentbench.gateway._upstream import raise_for_status, setting, sse_data
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -93,7 +94,11 @@ class OpenAIBackend:
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         body = encode_request(request, self.model)
-        async with ctx.http().post(self.endpoint, json=body, headers=headers) as response:
+        async with ctx.http().post(
+            self.endpoint,
+            data=dumps(body).encode(),
+            headers={**headers, "Content-Type": "application/json"},
+        ) as response:
             await raise_for_status(response, self.endpoint)
             positions: dict[int, int] = {}
             finish: str | None = None

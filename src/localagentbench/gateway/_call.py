@@ -7,7 +7,6 @@ import json
 import math
 import time
 from collections.abc import Callable
-from typing import Any
 
 import aiohttp
 from aiohttp import web
@@ -33,12 +32,12 @@ class _Recorder:
         admission: Admission,
         front: Front,
         path: str,
-        body: Any,
+        raw: bytes,
         request: ChatRequest,
         started: float,
     ) -> None:
         self.trial, self.admission, self.front, self.path = trial, admission, front, path
-        self.body, self.request, self.started = body, request, started
+        self.raw, self.request, self.started = raw, request, started
         self.done = False
 
     def __call__(self, status: int, exchange: Exchange | None, error: str | None) -> None:
@@ -52,11 +51,11 @@ class _Recorder:
         end = (
             exchange.finished if exchange is not None and exchange.finished else time.perf_counter()
         )
-        self.trial.record(
+        line = self.trial.record(
             self.admission,
             front=self.front.name,
             path=self.path,
-            body=self.body,
+            raw=self.raw,
             status=status,
             latency_s=end - self.started,
             ttft_s=exchange.ttft_s if exchange is not None else None,
@@ -67,6 +66,8 @@ class _Recorder:
             error=error,
             request=self.request,
         )
+        # the stats are updated; the file line waits until the reply's last bytes are out
+        asyncio.get_running_loop().call_soon(self.trial.write, line)
 
 
 def error_response(
@@ -98,7 +99,7 @@ async def serve_call(
     if route.stream is not None:
         request.stream = route.stream
     admission = trial.admit(request, raw)
-    record = _Recorder(trial, admission, front, path, body, request, started)
+    record = _Recorder(trial, admission, front, path, raw, request, started)
     if admission.refused is not None:
         record(429, None, admission.refused)
         return error_response(front, 429, admission.refused, "request_cap_reached", NO_RETRY)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -20,6 +21,20 @@ from localagentbench.gateway._errors import (
 from localagentbench.gateway._routes import Fronts, resolve
 from localagentbench.gateway._stats import TrialStats
 from localagentbench.gateway._trial import Admission, Trial
+
+
+def new_loop() -> asyncio.AbstractEventLoop:
+    """An event loop for the gateway thread: uvloop's when installed (less overhead per
+    request), else asyncio's. LAB_GATEWAY_LOOP=asyncio forces the standard loop."""
+    if os.environ.get("LAB_GATEWAY_LOOP") != "asyncio":
+        try:
+            import uvloop
+        except ImportError:
+            pass
+        else:
+            return uvloop.new_event_loop()
+    return asyncio.new_event_loop()
+
 
 DEFAULT_TRIAL = "default"
 """Trial served at the root path (no `/t/<id>` prefix), used by `serve()`."""
@@ -84,7 +99,7 @@ class Gateway:
             ) from e
 
     def _run(self, started: Future[int]) -> None:
-        loop = asyncio.new_event_loop()
+        loop = new_loop()
         self._loop = loop
         try:
             port = loop.run_until_complete(self._startup())
@@ -213,8 +228,11 @@ class Gateway:
         return trial
 
     def stats(self, trial_id: str) -> TrialStats:
-        """Live figures of an open trial (cap_hit so far, tokens so far, ...)."""
-        return self._trial(trial_id).snapshot()
+        """Live figures of an open trial (cap_hit so far, tokens so far, ...); its
+        gateway.jsonl holds every request answered so far when this returns."""
+        trial = self._trial(trial_id)
+        self._drain()
+        return trial.snapshot()
 
     def close_trial(self, trial_id: str) -> TrialStats:
         """Stop routing the trial, close its recording, return its final figures."""
@@ -222,7 +240,18 @@ class Gateway:
             trial = self._trials.pop(trial_id, None)
         if trial is None:
             raise TrialNotFound(f"no open trial {trial_id!r}")
+        self._drain()
         return trial.close()
+
+    def _drain(self) -> None:
+        """Let the loop run the file writes already scheduled (call_soon is FIFO)."""
+        loop = self._loop
+        if (
+            loop is not None
+            and loop.is_running()
+            and threading.current_thread() is not self._thread
+        ):
+            asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(timeout=10)
 
     # -- serving ---------------------------------------------------------------------
 
@@ -230,7 +259,10 @@ class Gateway:
         if self._session is None:
             connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
             self._session = aiohttp.ClientSession(
-                connector=connector, timeout=aiohttp.ClientTimeout(total=None, sock_connect=10)
+                connector=connector,
+                timeout=aiohttp.ClientTimeout(total=None, sock_connect=10),
+                cookie_jar=aiohttp.DummyCookieJar(),
+                auto_decompress=True,
             )
         return self._session
 

@@ -8,7 +8,7 @@ import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from localagentbench.gateway._backend import Backend
 from localagentbench.gateway._canonical import ChatRequest, Reply
@@ -30,6 +30,19 @@ class Admission:
     """Side-request rule that matched, None for a main-loop request."""
     refused: str | None
     """Why the request is refused (cap reached), None when admitted."""
+
+
+def _inline_json(raw: bytes) -> str:
+    """The request body as one line of JSON, without re-encoding it when it already is."""
+    if b"\n" not in raw and b"\r" not in raw:
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    try:
+        return json.dumps(json.loads(raw), ensure_ascii=False)
+    except ValueError:
+        return json.dumps(raw.decode("utf-8", errors="replace"))
 
 
 def fingerprint(raw: bytes) -> str:
@@ -121,7 +134,7 @@ class Trial:
         *,
         front: str,
         path: str,
-        body: Any,
+        raw: bytes,
         status: int,
         latency_s: float,
         ttft_s: float | None,
@@ -131,8 +144,9 @@ class Trial:
         token_source: str,
         error: str | None,
         request: ChatRequest | None = None,
-    ) -> None:
-        """Add one finished request to the figures and append it to gateway.jsonl."""
+    ) -> str:
+        """Add one finished request to the figures; return its gateway.jsonl line for
+        `write` (the caller may write it after the reply's last bytes are out)."""
         entry = {
             "seq": admission.seq,
             "at": datetime.now(UTC).isoformat(),
@@ -145,10 +159,10 @@ class Trial:
             "usage": {"input": input_tokens, "output": output_tokens, "source": token_source},
             "error": error,
             "refused": admission.refused,
-            "request": body,
             "response": reply.as_record() if reply is not None else None,
         }
-        line = json.dumps(entry, ensure_ascii=False, default=str) + "\n"
+        head = json.dumps(entry, ensure_ascii=False, default=str)
+        line = f'{head[:-1]},"request":{_inline_json(raw)}}}\n'
         with self._lock:
             stats = self._stats
             if error is not None or status >= 400:
@@ -162,6 +176,11 @@ class Trial:
                     self._ttfts.append(ttft_s)
                 if self._cassette is not None and request is not None and admission.side is None:
                     self._cassette.add(request, reply)
+        return line
+
+    def write(self, line: str) -> None:
+        """Append one line to gateway.jsonl (dropped once the trial is closed)."""
+        with self._lock:
             if self._log is not None:
                 self._log.write(line)
                 self._log.flush()
