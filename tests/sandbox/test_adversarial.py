@@ -189,3 +189,38 @@ def test_create_a_user_namespace_to_remount(jail: Sandbox, run_jailed: RunJailed
     kernel surface meant for root."""
     result = run_jailed(jail, "unshare -U -r true && echo nested || echo blocked")
     assert result.stdout.strip() == "blocked", result.stderr
+
+
+def test_connect_to_a_host_unix_socket(
+    jail: Sandbox, run_jailed: RunJailed, trial: dict[str, Path]
+) -> None:
+    """Threat: the agent connects to a unix socket of the host (a docker or systemd socket,
+    the harness's own) to act outside its jail. Under bwrap the socket does not exist;
+    landlock does not confine connect(), so unix sockets cannot be created there at all."""
+    import socket
+
+    if not Path("/usr/bin/python3").exists():
+        pytest.skip("needs /usr/bin/python3 as the in-jail client")
+    path = trial["run"] / "host.sock"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        path.chmod(0o666)
+        server.listen(1)
+        client = (
+            "import socket, sys\n"
+            "try:\n"
+            "    socket.socket(socket.AF_UNIX).connect(sys.argv[1]); print('connected')\n"
+            "except OSError as e: print('blocked', e.errno)\n"
+        )
+        result = run_jailed(jail, ["/usr/bin/python3", "-c", client, str(path)])
+    assert result.stdout.startswith("blocked"), result.stdout + result.stderr
+
+
+def test_agent_secrets_stay_off_host_command_lines(jail: Sandbox, trial: dict[str, Path]) -> None:
+    """Threat: the agent's environment (a gateway token, a key) shows up in the jail
+    command's argv, which every local user can read with ps."""
+    from ._helpers import make_spec
+
+    spec = make_spec(trial, env={"PATH": "/usr/bin:/bin", "LAB_TOKEN": "tok-not-in-argv"})
+    with jail.wrap(["true"], spec) as jailed:
+        assert not any("tok-not-in-argv" in arg for arg in jailed.argv)

@@ -5,7 +5,6 @@ The test is root, so it creates a throwaway user and starts the jail through ``r
 
 from __future__ import annotations
 
-import os
 import pwd
 import secrets
 import shutil
@@ -58,10 +57,10 @@ def as_user(
     def run(script: str, timeout_s: float = 30, **overrides: object) -> ProcessResult:
         spec = make_spec(trial, python=SYSTEM_PYTHON, **overrides)
         with sandbox.wrap(["/bin/sh", "-c", script], spec) as jailed:
-            # Root prepared the jail's helper directory; the user starting bwrap must be able
-            # to write bwrap's status file there (on a laptop, one user does both).
+            # Root prepared the jail's helper files; the user starting bwrap must own them
+            # (on a laptop, one user does both).
             scratch = next(Path(a).parent for a in jailed.argv if a.startswith("/tmp/lab-jail-"))
-            os.chown(scratch, plain_user.pw_uid, plain_user.pw_gid)
+            chown_tree(scratch, plain_user.pw_uid, plain_user.pw_gid)
             return run_process(
                 [runuser, "-u", plain_user.pw_name, "--", *jailed.argv],
                 cwd=jailed.cwd,

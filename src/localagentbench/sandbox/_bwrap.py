@@ -39,6 +39,7 @@ __all__ = ["BWRAP_INSTALL", "BwrapSandbox", "find_bwrap"]
 BWRAP_INSTALL = "apt-get install bubblewrap (Debian/Ubuntu) or dnf install bubblewrap (Fedora)"
 _IN_JAIL_LAUNCHER = Path("/run/lab")
 _IN_JAIL_SOCKET = "/run/lab-gateway.sock"
+_IN_JAIL_ENV = "/run/lab-env.json"
 
 
 def find_bwrap() -> Path:
@@ -167,8 +168,8 @@ class BwrapSandbox:
             "limits": limits_config(spec),
             "uid": jail.uid,
             "gid": jail.gid,
-            "seccomp": jail.uid is not None,  # without a user namespace: bwrap cannot block them
-            "drop_env": [] if "LC_CTYPE" in spec.env else ["LC_CTYPE"],  # Python's C-locale fix
+            "seccomp": {},  # no nested user namespaces (bwrap cannot forbid them as root), io_uring
+            "env_file": _IN_JAIL_ENV,
         }
         if spec.network == "gateway":
             config["forward"] = {"port": spec.gateway_port, "socket": _IN_JAIL_SOCKET}
@@ -178,9 +179,7 @@ class BwrapSandbox:
         info = scratch / "info.json"
         args = ["/bin/sh", "-c", f'exec "$@" 3>{shlex.quote(str(info))}', "lab-jail"]
         args += [str(self.bwrap), "--info-fd", "3", *self._namespace_args(jail, spec)]
-        args += ["--clearenv"]
-        for key, value in spec.env.items():
-            args += ["--setenv", key, value]
+        args += ["--clearenv"]  # the launcher loads spec.env from a file: no secrets in argv
         mounts = _Mounts()
         _system_mounts(mounts)
         for target in _IDENTITY:
@@ -199,6 +198,7 @@ class BwrapSandbox:
             else:
                 mounts.add("--ro-bind", str(path), "/dev/null")
         mounts.add("--ro-bind", str(_IN_JAIL_LAUNCHER), str(LAUNCHER_DIR))
+        mounts.add("--ro-bind", _IN_JAIL_ENV, str(scratch / "env.json"))
         if spec.network == "gateway":
             mounts.add("--ro-bind", _IN_JAIL_SOCKET, str(scratch / "gateway.sock"))
         args += mounts.args
@@ -208,6 +208,9 @@ class BwrapSandbox:
             stack.enter_context(scratch_dir(scratch))
             stack.callback(_await_jail_end, info)
             _write_identity(scratch, jail, spec)
+            fd = os.open(scratch / "env.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as f:
+                json.dump(spec.env, f)
             if jail.uid is not None and jail.gid is not None:
                 stack.enter_context(lend_trees([spec.workspace, spec.home], jail.uid, jail.gid))
             if spec.network == "gateway":

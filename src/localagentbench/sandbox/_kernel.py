@@ -11,11 +11,12 @@ import os
 import platform
 import struct
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 __all__ = [
     "FS_READ",
     "FS_WRITE",
-    "block_user_namespaces",
+    "install_seccomp",
     "landlock_abi",
     "landlock_restrict",
     "set_no_new_privs",
@@ -38,10 +39,22 @@ _RET_ERRNO = 0x00050000
 _CLONE_NEWUSER = 0x10000000
 _X32_BIT = 0x40000000
 
-# machine -> (AUDIT_ARCH, unshare, clone, clone3)
+_AF_UNIX = 1
+
+
+@dataclass(frozen=True)
+class _Arch:
+    audit: int
+    unshare: int
+    clone: int
+    clone3: int
+    io_uring_setup: int
+    socket: int
+
+
 _ARCHES = {
-    "x86_64": (0xC000003E, 272, 56, 435),
-    "aarch64": (0xC00000B7, 97, 220, 435),
+    "x86_64": _Arch(0xC000003E, 272, 56, 435, 425, 41),
+    "aarch64": _Arch(0xC00000B7, 97, 220, 435, 425, 198),
 }
 
 # landlock: syscalls are numbered alike on every architecture that has them.
@@ -90,42 +103,77 @@ def set_subreaper() -> None:
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
 
 
-def block_user_namespaces() -> bool:
-    """Install a seccomp filter making clone/unshare of a new user namespace fail (EPERM).
+def _assemble(program: list[tuple[object, ...]]) -> bytes:
+    """Classic BPF from a list of ("label", name) | (op, k) | (jump_op, k, label) entries.
 
-    clone3 answers ENOSYS so libc falls back to clone, whose flags a filter can read; x32 and
-    foreign-architecture syscalls are refused. Needs no_new_privs (or CAP_SYS_ADMIN). Returns
-    False, doing nothing, on an architecture without a table here.
+    A jump goes to its label when true and falls through otherwise.
+    """
+    labels: dict[object, int] = {}
+    position = 0
+    for item in program:
+        if item[0] == "label":
+            labels[item[1]] = position
+        else:
+            position += 1
+    code: list[bytes] = []
+    for item in program:
+        if item[0] == "label":
+            continue
+        op, k = int(str(item[0]), 0), int(str(item[1]))
+        jt = labels[item[2]] - len(code) - 1 if len(item) == 3 else 0
+        code.append(struct.pack("=HBBI", op, jt, 0, k))
+    return b"".join(code)
+
+
+def install_seccomp(deny_unix_sockets: bool = False) -> bool:
+    """Install a seccomp filter; return False (doing nothing) on an unknown architecture.
+
+    Refused: creating a user namespace (clone/unshare with CLONE_NEWUSER: EPERM; clone3,
+    whose flags a filter cannot read, answers ENOSYS so libc falls back to clone); io_uring
+    (it would bypass the socket rule); x32 and foreign-architecture syscalls; and, with
+    `deny_unix_sockets`, socket(AF_UNIX), for jails that share the host's unix sockets.
     """
     arch = _ARCHES.get(platform.machine())
     if arch is None:
         return False
-    audit_arch, nr_unshare, nr_clone, nr_clone3 = arch
     eperm, enosys = _RET_ERRNO | 1, _RET_ERRNO | 38
-    # Jump offsets count from the next instruction.
-    program = [
-        (_LD_ABS, 0, 0, 4),  # 0: load arch
-        (_JEQ, 1, 0, audit_arch),  # 1: native -> 3
-        (_RET, 0, 0, enosys),  # 2: foreign architecture
-        (_LD_ABS, 0, 0, 0),  # 3: load syscall number
-        (_JGE, 8, 0, _X32_BIT),  # 4: x32 -> 13
-        (_JEQ, 3, 0, nr_unshare),  # 5: -> 9
-        (_JEQ, 2, 0, nr_clone),  # 6: -> 9
-        (_JEQ, 5, 0, nr_clone3),  # 7: -> 13
-        (_RET, 0, 0, _RET_ALLOW),  # 8
-        (_LD_ABS, 0, 0, 16),  # 9: load flags (low half of args[0])
-        (_JSET, 0, 1, _CLONE_NEWUSER),  # 10: new user namespace -> 11, else -> 12
-        (_RET, 0, 0, eperm),  # 11
-        (_RET, 0, 0, _RET_ALLOW),  # 12
-        (_RET, 0, 0, enosys),  # 13
+    ld, jeq, jge, jset, ret = hex(_LD_ABS), hex(_JEQ), hex(_JGE), hex(_JSET), hex(_RET)
+    program: list[tuple[object, ...]] = [
+        (ld, 4),
+        (jeq, arch.audit, "native"),
+        (ret, enosys),
+        ("label", "native"),
+        (ld, 0),
+        (jge, _X32_BIT, "enosys"),
+        (jeq, arch.unshare, "flags"),
+        (jeq, arch.clone, "flags"),
+        (jeq, arch.clone3, "enosys"),
+        (jeq, arch.io_uring_setup, "eperm"),
     ]
-    blob = b"".join(struct.pack("=HBBI", *insn) for insn in program)
+    if deny_unix_sockets:
+        program += [(jeq, arch.socket, "family")]
+    program += [
+        (ret, _RET_ALLOW),
+        ("label", "flags"),
+        (ld, 16),  # low half of args[0]
+        (jset, _CLONE_NEWUSER, "eperm"),
+        (ret, _RET_ALLOW),
+        ("label", "family"),
+        (ld, 16),
+        (jeq, _AF_UNIX, "eperm"),
+        (ret, _RET_ALLOW),
+        ("label", "eperm"),
+        (ret, eperm),
+        ("label", "enosys"),
+        (ret, enosys),
+    ]
+    blob = _assemble(program)
     filters = ctypes.create_string_buffer(blob, len(blob))
 
     class _Prog(ctypes.Structure):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
-    prog = _Prog(len(program), ctypes.cast(filters, ctypes.c_void_p))
+    prog = _Prog(len(blob) // 8, ctypes.cast(filters, ctypes.c_void_p))
     set_no_new_privs()
     libc = _libc()
     _check(

@@ -77,7 +77,8 @@ class LandlockSandbox:
             "limits": limits_config(spec),
             "uid": jail.uid,
             "gid": jail.gid,
-            "seccomp": True,
+            # Landlock does not confine connect() on the host's pathname unix sockets.
+            "seccomp": {"deny_unix_sockets": True},
             "supervise": True,
             "drop_env": drop_env,
             "landlock": {

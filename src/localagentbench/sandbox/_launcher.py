@@ -166,13 +166,20 @@ def _exec(argv: list[str]) -> None:
 
 
 def _setup(config: dict[str, Any]) -> socket.socket | None:
+    env_file = config.get("env_file")
+    if env_file:  # the agent's whole environment; read while we may (it is mode 0600)
+        with open(env_file, encoding="utf-8") as f:
+            env = json.load(f)
+        os.environ.clear()
+        os.environ.update(env)
     _set_limits(config.get("limits") or {})
     listener = _forward_listener(config.get("forward"))
     landlock = config.get("landlock")
     if landlock:  # before dropping privileges: the rules' paths are opened with ours
         _kernel.landlock_restrict(landlock["ro"], landlock["rw"], landlock.get("ports"))
     _drop_privileges(config.get("uid"), config.get("gid"))
-    if config.get("seccomp") and not _kernel.block_user_namespaces():
+    seccomp = config.get("seccomp")
+    if seccomp is not None and not _kernel.install_seccomp(**seccomp):
         raise _SetupError("no seccomp filter for this architecture")
     for name in config.get("drop_env") or ():
         os.environ.pop(name, None)
