@@ -12,6 +12,7 @@ import pytest
 
 from localagentbench.gateway import Gateway, GatewayError, TrialNotFound, UnknownModel
 
+from ._helpers import write_script
 from .conftest import OpenTrial
 
 MESSAGES = [{"role": "user", "content": "fix hello.py"}]
@@ -150,3 +151,26 @@ def test_default_trial_served_at_root(gateway: Gateway, tmp_path: Path) -> None:
         "default", model="scripted/fix-greeting", workspace=tmp_path, log_path=tmp_path / "g.jsonl"
     )
     assert chat(gateway.url + "/v1").choices[0].message.content == "I will read the file first."
+
+
+def test_agent_disconnect_is_recorded_and_frees_the_handler(
+    open_trial: OpenTrial, gateway: Gateway, tmp_path: Path
+) -> None:
+    """An agent killed mid-request must not leave a silent gap in gateway.jsonl."""
+    model = write_script(tmp_path, "name: slow\nsteps:\n  - {text: late, delay_s: 30}\n")
+    route = open_trial(model=model)
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.post(
+            route.openai_base_url + "/chat/completions",
+            json={"messages": MESSAGES},
+            timeout=httpx.Timeout(5, read=0.3),
+        )
+    for _ in range(100):
+        if gateway.stats("t1").errors:
+            break
+        threading.Event().wait(0.05)
+    stats = gateway.close_trial("t1")
+    assert stats.errors == 1
+    entry = json.loads((tmp_path / "trials" / "t1" / "gateway.jsonl").read_text())
+    assert entry["status"] == 499
+    assert "disconnected" in entry["error"]

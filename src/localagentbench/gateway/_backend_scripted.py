@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 
@@ -74,11 +75,16 @@ class ScriptedBackend:
         return self._cursor
 
     def answer(self, request: ChatRequest, ctx: CallContext) -> Reply:
-        """The whole reply to `request`."""
+        """The whole reply to `request` (a step's delay is applied by `stream`)."""
+        return self._answer(request, ctx)[0]
+
+    def _answer(self, request: ChatRequest, ctx: CallContext) -> tuple[Reply, float]:
         usage = self.script.usage
         reported = Usage(usage.prompt_tokens, usage.completion_tokens) if usage else None
         if ctx.side:
-            return Reply(SIDE_JSON if request.json_mode else self.script.side_text, usage=reported)
+            return Reply(
+                SIDE_JSON if request.json_mode else self.script.side_text, usage=reported
+            ), 0.0
         if ctx.fingerprint == self._last_fingerprint:
             index = self._last_index
         else:
@@ -88,7 +94,7 @@ class ScriptedBackend:
             self._last_index = index
         steps = self.script.steps
         if index >= len(steps):
-            return Reply(expand_workspace(steps[-1].text, ctx.workspace), usage=reported)
+            return Reply(expand_workspace(steps[-1].text, ctx.workspace), usage=reported), 0.0
         step = steps[index]
         if step.error is not None:
             raise BackendHTTPError(
@@ -103,10 +109,10 @@ class ScriptedBackend:
         text = expand_workspace(step.text, ctx.workspace)
         candidate = choose_candidate(step, request.tools) if request.tools else None
         if candidate is None:
-            return Reply(text, usage=reported)
+            return Reply(text, usage=reported), step.delay_s
         args = json.dumps(expand_workspace(candidate.args, ctx.workspace))
         call = ToolCall(f"call_{index}_{ctx.fingerprint[:8]}", candidate.name, args)
-        return Reply(text, [call], "tool_calls", reported)
+        return Reply(text, [call], "tool_calls", reported), step.delay_s
 
     def _check(self, index: int, step: Step, request: ChatRequest) -> None:
         expect = step.expect
@@ -123,7 +129,9 @@ class ScriptedBackend:
 
     async def stream(self, request: ChatRequest, ctx: CallContext) -> AsyncIterator[Event]:
         """Yield the reply as events: text in a few pieces, then each tool call."""
-        reply = self.answer(request, ctx)
+        reply, delay_s = self._answer(request, ctx)
+        if delay_s:
+            await asyncio.sleep(delay_s)
         for piece in _chunks(reply.text) if reply.text else []:
             yield TextDelta(piece)
         for index, call in enumerate(reply.tool_calls):

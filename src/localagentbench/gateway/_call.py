@@ -108,6 +108,9 @@ async def serve_call(
     exchange.on_complete = lambda: record(200, exchange, None)
     try:
         await exchange.prime()
+    except asyncio.CancelledError:
+        record(499, None, "the agent disconnected before the reply started")
+        raise
     except BackendHTTPError as e:
         headers: dict[str, str] = {}
         if e.rate_limited:
@@ -136,15 +139,13 @@ async def serve_call(
         return error_response(front, 502, message, "backend_error")
     try:
         response = await front.respond(http, exchange)
-    except (
-        TimeoutError,
-        aiohttp.ClientError,
-        OSError,
-        BackendHTTPError,
-        ValueError,
-        asyncio.CancelledError,
-    ) as e:
-        record(502, exchange, f"stream broken: {e!r}")
+    except asyncio.CancelledError:
+        record(499, exchange, "the agent disconnected during the reply")
+        await exchange.aclose()
+        raise
+    except Exception as e:
+        record(502, exchange, f"reply broken: {e!r}")
+        await exchange.aclose()
         raise
     record(response.status, exchange, None)
     return response

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Callable
@@ -68,6 +69,13 @@ class Exchange:
         self.finished = time.perf_counter()
         if self.on_complete is not None:
             self.on_complete()
+
+    async def aclose(self) -> None:
+        """Close the backend's stream early (its upstream connection is released)."""
+        close = getattr(self._events, "aclose", None)
+        if close is not None:
+            with contextlib.suppress(Exception):
+                await close()
 
     async def collect(self) -> Reply:
         """Consume every event and return the assembled reply."""

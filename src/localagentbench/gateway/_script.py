@@ -59,6 +59,8 @@ class Step(BaseModel):
     """Assistant text of the turn."""
     tool_calls: list[CandidateCall] = Field(default_factory=list)
     """Candidates: the first one the request can take is used (one call per turn)."""
+    delay_s: float = Field(default=0.0, ge=0)
+    """Seconds to wait before replying (a slow model, for timeouts and disconnects)."""
     error: StepError | None = None
     """Answer this turn with an HTTP error instead (consumes the step)."""
     expect: Expectation | None = None
