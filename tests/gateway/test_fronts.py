@@ -258,6 +258,9 @@ def test_gemini_over_httpx(route: TrialRoute, gateway: Gateway, tmp_path: Path) 
     assert chunks[-1]["candidates"][0]["content"]["parts"][0]["functionCall"]["name"] == "bash"
     assert chunks[-1]["usageMetadata"]["candidatesTokenCount"] == 20
     check_two_turns(gateway, tmp_path, "gemini")
+    count = httpx.post(f"{route.gemini_base_url}/v1beta/models/gemini-x:countTokens", json=body)
+    assert count.json()["totalTokens"] > 0
+    assert gateway.stats("t1").requests == 2
 
 
 def test_front_errors_use_each_protocol_shape(open_trial: OpenTrial) -> None:

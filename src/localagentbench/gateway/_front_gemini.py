@@ -14,6 +14,7 @@ from localagentbench.gateway._canonical import (
     TextDelta,
     ToolCall,
     ToolSpec,
+    count_request_tokens,
 )
 from localagentbench.gateway._errors import BadRequest
 from localagentbench.gateway._exchange import Exchange, dumps
@@ -168,3 +169,11 @@ class GeminiFront:
         await response.write(f"data: {dumps(last)}\r\n\r\n".encode())
         await response.write_eof()
         return response
+
+
+def count_tokens_body(body: Any) -> dict[str, int]:
+    """Answer to `:countTokens` (the gateway's estimate)."""
+    if isinstance(body, dict) and isinstance(body.get("generateContentRequest"), dict):
+        body = body["generateContentRequest"]
+    request = GeminiFront().parse(body, None)
+    return {"totalTokens": count_request_tokens(request)}

@@ -14,6 +14,7 @@ from localagentbench.gateway._exchange import dumps
 from localagentbench.gateway._front import Front
 from localagentbench.gateway._front_anthropic import AnthropicFront, count_tokens_body
 from localagentbench.gateway._front_gemini import GeminiFront
+from localagentbench.gateway._front_gemini import count_tokens_body as gemini_count_body
 from localagentbench.gateway._front_ollama import (
     OllamaChatFront,
     OllamaGenerateFront,
@@ -122,6 +123,16 @@ async def count_tokens(http: web.Request, trial: Trial) -> web.StreamResponse:
         )
 
 
+async def gemini_count_tokens(http: web.Request, trial: Trial) -> web.StreamResponse:
+    """`POST /v1beta/models/<m>:countTokens` (Gemini): the gateway's estimate."""
+    try:
+        return _json(gemini_count_body(await http.json()))
+    except (ValueError, GatewayError) as e:
+        return web.json_response(
+            {"error": {"code": 400, "message": str(e), "status": "INVALID_ARGUMENT"}}, status=400
+        )
+
+
 STATIC: dict[tuple[str, str], Static] = {
     ("GET", "/v1/models"): list_models,
     ("GET", "/models"): list_models,
@@ -154,6 +165,8 @@ def resolve(fronts: Fronts, method: str, path: str) -> Route | None:
         if front is not None:
             return Route(front=front)
         match = GEMINI_PATH.match(path)
+        if match is not None and match["op"] == "countTokens":
+            return Route(static=gemini_count_tokens)
         if match is not None and match["op"] in {"generateContent", "streamGenerateContent"}:
             return Route(
                 front=fronts.gemini,
