@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from localagentbench._proc import run_process
 from localagentbench.sandbox import Sandbox
 
-from ._helpers import RunJailed
+from ._helpers import RunJailed, make_spec
 
 CLIENT = """
 import socket, sys
@@ -131,10 +132,12 @@ def _processes_mentioning(needle: bytes) -> list[int]:
 
 
 def test_forwarder_does_not_outlive_the_jail(
-    bwrap: Sandbox, run_jailed: RunJailed, gateway: EchoServer
+    bwrap: Sandbox, trial: dict[str, Path], gateway: EchoServer
 ) -> None:
     """Threat: a helper process of the jail (the gateway forwarder) keeps running after it."""
-    needle = f'"port": {gateway.port}'.encode()
-    result = run_jailed(bwrap, "sleep 0.2", network="gateway", gateway_port=gateway.port)
+    spec = make_spec(trial, network="gateway", gateway_port=gateway.port)
+    with bwrap.wrap(["sleep", "0.2"], spec) as jailed:
+        result = run_process(jailed.argv, cwd=jailed.cwd, env=jailed.env, timeout_s=30)
+        config = jailed.argv[jailed.argv.index("--", jailed.argv.index("--") + 1) - 1]
     assert result.exit_code == 0, result.stderr
-    assert _processes_mentioning(needle) == []
+    assert _processes_mentioning(config.encode()) == []

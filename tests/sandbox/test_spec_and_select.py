@@ -13,6 +13,7 @@ from localagentbench.sandbox import (
     SandboxError,
     SandboxSpec,
     SandboxUnavailableError,
+    Wrapped,
     _bwrap,
     available_backends,
     isolation_level,
@@ -78,3 +79,20 @@ def test_none_backend_passes_exactly_the_spec_environment(run_jailed: RunJailed)
     result = run_jailed(select("none"), "env")
     names = {line.split("=", 1)[0] for line in result.stdout.splitlines()}
     assert names - {"LAB_PROC_TAG", "PWD", "SHLVL", "_"} == {"PATH", "HOME", "LANG"}
+
+
+def test_missing_workspace_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "home").mkdir()
+    spec = SandboxSpec(workspace=tmp_path / "nope", home=tmp_path / "home")
+    with pytest.raises(SandboxError, match="workspace .* is not an existing directory"):
+        select("none").wrap(["true"], spec)
+
+
+def test_jail_setup_failure_is_told_apart_from_the_agent_failing(run_jailed: RunJailed) -> None:
+    result = run_jailed(select("none"), "exit 125")
+    wrapped = Wrapped(("x",), {}, Path("/"), "none")
+    assert wrapped.failure(result.exit_code, result.stderr) is None, "the agent's own 125"
+    line = "localagentbench launcher: jail setup failed: boom"
+    assert wrapped.failure(125, line + "\n") == line
+    assert wrapped.failure(1, "bwrap: Can't mount proc\n") == "bwrap: Can't mount proc"
+    assert wrapped.failure(1, "agent failed\nbwrap: fake\n") is None

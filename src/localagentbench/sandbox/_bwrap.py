@@ -26,6 +26,7 @@ from localagentbench.sandbox._layout import (
     LAUNCHER_DIR,
     SYSTEM_TREES,
     JailPlan,
+    encode_env,
     launcher_command,
     limits_config,
     plan,
@@ -39,7 +40,7 @@ __all__ = ["BWRAP_INSTALL", "BwrapSandbox", "find_bwrap"]
 BWRAP_INSTALL = "apt-get install bubblewrap (Debian/Ubuntu) or dnf install bubblewrap (Fedora)"
 _IN_JAIL_LAUNCHER = Path("/run/lab")
 _IN_JAIL_SOCKET = "/run/lab-gateway.sock"
-_IN_JAIL_ENV = "/run/lab-env.json"
+_IN_JAIL_ENV = "/run/lab-env"
 
 
 def find_bwrap() -> Path:
@@ -198,7 +199,7 @@ class BwrapSandbox:
             else:
                 mounts.add("--ro-bind", str(path), "/dev/null")
         mounts.add("--ro-bind", str(_IN_JAIL_LAUNCHER), str(LAUNCHER_DIR))
-        mounts.add("--ro-bind", _IN_JAIL_ENV, str(scratch / "env.json"))
+        mounts.add("--ro-bind", _IN_JAIL_ENV, str(scratch / "env"))
         if spec.network == "gateway":
             mounts.add("--ro-bind", _IN_JAIL_SOCKET, str(scratch / "gateway.sock"))
         args += mounts.args
@@ -208,9 +209,9 @@ class BwrapSandbox:
             stack.enter_context(scratch_dir(scratch))
             stack.callback(_await_jail_end, info)
             _write_identity(scratch, jail, spec)
-            fd = os.open(scratch / "env.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w") as f:
-                json.dump(spec.env, f)
+            fd = os.open(scratch / "env", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(encode_env(spec.env))
             if jail.uid is not None and jail.gid is not None:
                 stack.enter_context(lend_trees([spec.workspace, spec.home], jail.uid, jail.gid))
             if spec.network == "gateway":

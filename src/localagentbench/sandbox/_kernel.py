@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import ctypes
 import os
-import platform
 import struct
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 __all__ = [
     "FS_READ",
@@ -42,14 +40,15 @@ _X32_BIT = 0x40000000
 _AF_UNIX = 1
 
 
-@dataclass(frozen=True)
 class _Arch:
-    audit: int
-    unshare: int
-    clone: int
-    clone3: int
-    io_uring_setup: int
-    socket: int
+    """Audit architecture and syscall numbers the filter needs (a plain class: the launcher
+    must start fast, and dataclasses costs ~10 ms of imports)."""
+
+    def __init__(
+        self, audit: int, unshare: int, clone: int, clone3: int, io_uring_setup: int, socket: int
+    ) -> None:
+        self.audit, self.unshare, self.clone, self.clone3 = audit, unshare, clone, clone3
+        self.io_uring_setup, self.socket = io_uring_setup, socket
 
 
 _ARCHES = {
@@ -133,7 +132,7 @@ def install_seccomp(deny_unix_sockets: bool = False) -> bool:
     (it would bypass the socket rule); x32 and foreign-architecture syscalls; and, with
     `deny_unix_sockets`, socket(AF_UNIX), for jails that share the host's unix sockets.
     """
-    arch = _ARCHES.get(platform.machine())
+    arch = _ARCHES.get(os.uname().machine)
     if arch is None:
         return False
     eperm, enosys = _RET_ERRNO | 1, _RET_ERRNO | 38

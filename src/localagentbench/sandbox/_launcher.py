@@ -1,6 +1,6 @@
 """In-jail launcher: applies limits and confinement to itself, then becomes the agent.
 
-Run as ``python -E -s -S _launcher.py CONFIG_JSON -- AGENT_ARGV...`` (from inside bwrap, or
+Run as ``python -E -s -S _launcher.py CONFIG -- AGENT_ARGV...`` (CONFIG: hex marshal data) (from inside bwrap, or
 directly for the landlock and none backends). In order it: sets resource limits; opens the
 gateway listener; applies landlock; drops to the agent's uid when root; blocks new user
 namespaces (seccomp); starts the gateway forwarder (double-forked, so the agent is not its
@@ -14,27 +14,27 @@ stderr means the jail could not be set up (an infrastructure fault, not the agen
 
 from __future__ import annotations
 
-import contextlib
-import json
+import marshal
 import os
 import resource
 import signal
-import socket
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import socket
 
 if __package__:
-    from localagentbench.sandbox import _kernel, _relay
+    from localagentbench.sandbox import _kernel
 else:  # run as a script, inside the jail
     import _kernel  # type: ignore[no-redef,import-not-found]
-    import _relay  # type: ignore[no-redef,import-not-found]
 
 __all__ = ["SETUP_FAILED", "main"]
 
 SETUP_FAILED = 125
-"""Exit code when the jail could not be set up."""
-_MARKER = "localagentbench launcher:"
+"""Exit code when the jail could not be set up (``_wrapped.LAUNCHER_FAILED``)."""
+_MARKER = "localagentbench launcher:"  # ``_wrapped.LAUNCHER_MARKER``
 
 
 class _SetupError(Exception):
@@ -71,6 +71,8 @@ def _drop_privileges(uid: int | None, gid: int | None) -> None:
 def _forward_listener(forward: dict[str, Any] | None) -> socket.socket | None:
     if not forward:
         return None
+    import socket  # only here: the launcher's start-up time counts for every trial
+
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", int(forward["port"])))
@@ -80,6 +82,11 @@ def _forward_listener(forward: dict[str, Any] | None) -> socket.socket | None:
 
 def _start_forwarder(listener: socket.socket, unix_path: str) -> None:
     """Serve `listener` from a grandchild, which the PID namespace's init adopts."""
+    if __package__:
+        from localagentbench.sandbox import _relay
+    else:
+        import _relay  # type: ignore[no-redef,import-not-found]
+
     child = os.fork()
     if child == 0:
         try:
@@ -91,6 +98,14 @@ def _start_forwarder(listener: socket.socket, unix_path: str) -> None:
             os._exit(0)
     os.waitpid(child, 0)
     listener.close()
+
+
+def _quietly(call: Any, *args: int) -> None:
+    """Call, ignoring OSError (contextlib costs start-up time the launcher pays per trial)."""
+    try:  # noqa: SIM105
+        call(*args)
+    except OSError:
+        pass
 
 
 def _descendants() -> list[int]:
@@ -121,11 +136,12 @@ def _kill_descendants() -> None:
         if not pids:
             return
         for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(ChildProcessError):
+            _quietly(os.kill, pid, signal.SIGKILL)
+        try:
             while os.waitpid(-1, os.WNOHANG)[0] > 0:
                 pass
+        except ChildProcessError:
+            pass
         time.sleep(0.005)
 
 
@@ -137,8 +153,7 @@ def _supervise(argv: list[str]) -> int:
         _exec(argv)
 
     def stop(signum: int, _frame: object) -> None:
-        with contextlib.suppress(OSError):
-            os.kill(agent, signum)
+        _quietly(os.kill, agent, signum)
         _kill_descendants()
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
@@ -168,10 +183,12 @@ def _exec(argv: list[str]) -> None:
 def _setup(config: dict[str, Any]) -> socket.socket | None:
     env_file = config.get("env_file")
     if env_file:  # the agent's whole environment; read while we may (it is mode 0600)
-        with open(env_file, encoding="utf-8") as f:
-            env = json.load(f)
+        with open(env_file, "rb") as f:
+            entries = f.read().split(b"\0")[:-1]
         os.environ.clear()
-        os.environ.update(env)
+        for entry in entries:
+            key, _, value = entry.partition(b"=")
+            os.environb[key] = value
     _set_limits(config.get("limits") or {})
     listener = _forward_listener(config.get("forward"))
     landlock = config.get("landlock")
@@ -187,12 +204,14 @@ def _setup(config: dict[str, Any]) -> socket.socket | None:
 
 
 def main(args: list[str]) -> int:
-    """Entry point; `args` is ``[CONFIG_JSON, "--", AGENT_ARGV...]``."""
+    """Entry point; `args` is ``[CONFIG, "--", AGENT_ARGV...]``."""
     if len(args) < 3 or args[1] != "--":
-        print(f"{_MARKER} usage: _launcher.py CONFIG_JSON -- ARGV...", file=sys.stderr)
+        print(f"{_MARKER} usage: _launcher.py CONFIG -- ARGV...", file=sys.stderr)
         return 2
     try:
-        config = json.loads(args[0])
+        config = marshal.loads(bytes.fromhex(args[0]))
+        if not isinstance(config, dict):
+            raise ValueError("config is not a mapping")
         listener = _setup(config)
         if listener is not None:
             _start_forwarder(listener, config["forward"]["socket"])

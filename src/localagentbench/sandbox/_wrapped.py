@@ -14,7 +14,12 @@ from types import TracebackType
 
 from localagentbench.sandbox._spec import SandboxError
 
-__all__ = ["Wrapped", "chown_tree", "new_scratch_path"]
+__all__ = ["LAUNCHER_FAILED", "LAUNCHER_MARKER", "Wrapped", "chown_tree", "new_scratch_path"]
+
+LAUNCHER_FAILED = 125
+"""Exit code of the in-jail launcher when the jail could not be set up."""
+LAUNCHER_MARKER = "localagentbench launcher:"
+"""Prefix of the launcher's own stderr lines."""
 
 Setup = Callable[[contextlib.ExitStack[bool | None]], None]
 
@@ -118,6 +123,22 @@ class Wrapped:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+    def failure(self, exit_code: int | None, stderr: str) -> str | None:
+        """Why the jail itself failed to start (an infra error, not the agent's), else None.
+
+        Recognised: the launcher's setup failure (exit 125 and its marker line) and bwrap's
+        own errors (exit 1, first line ``bwrap: ...``). An agent could print these to have
+        its trial rerun as an infra error; it cannot turn a failure into a pass.
+        """
+        lines = stderr.strip().splitlines()
+        if exit_code == LAUNCHER_FAILED:
+            marked = [line for line in lines if line.startswith(LAUNCHER_MARKER)]
+            if marked:
+                return marked[-1]
+        if exit_code == 1 and lines and lines[0].startswith("bwrap: "):
+            return lines[0]
+        return None
 
     def close(self) -> None:
         """Stop helpers and undo preparations; safe to call more than once."""
