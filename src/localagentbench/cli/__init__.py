@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import sys
 
-import click
 import typer
 from rich.console import Console
 
@@ -25,12 +24,16 @@ def main(argv: list[str] | None = None) -> None:
     err = Console(stderr=True, highlight=False)
     try:
         code = command.main(args=argv, prog_name="localagentbench", standalone_mode=False)
-    except click.exceptions.Exit as e:
+    except typer.Exit as e:
         code = e.exit_code
-    except click.ClickException as e:
-        e.show()
+    except typer.TyperException as e:  # usage errors (typer vendors click's exceptions)
+        show = getattr(e, "show", None)
+        if callable(show):
+            show()
+        else:
+            err.print(f"error: {e}", markup=False)
         code = 2
-    except (click.Abort, KeyboardInterrupt):
+    except (typer.Abort, KeyboardInterrupt):
         err.print("interrupted")
         code = 130
     except LabError as e:

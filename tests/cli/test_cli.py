@@ -1,0 +1,72 @@
+"""The CLI surface: every command documented, JSON listing, exit codes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+from localagentbench.cli._app import app
+from localagentbench.tasks import bundled_suite, load_tasks
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def _commands() -> list[str]:
+    return sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+
+
+def test_every_command_is_in_the_readme_and_has_an_example():
+    readme = README.read_text()
+    group = typer.main.get_command(app)
+    for name in _commands():
+        assert f"localagentbench {name}" in readme, f"README does not document `{name}`"
+        help_text = group.commands[name].help or ""  # type: ignore[attr-defined]
+        assert "localagentbench " in help_text, f"`{name} --help` has no example"
+
+
+def test_every_run_option_is_in_the_readme():
+    readme = README.read_text()
+    run = typer.main.get_command(app).commands["run"]  # type: ignore[attr-defined]
+    for param in run.params:
+        for opt in param.opts:
+            if opt.startswith("--") and opt != "--help":
+                assert f"`{opt}" in readme, f"README does not document run {opt}"
+
+
+def test_list_tasks_json(cli):
+    code, out, _ = cli("list-tasks", "--json")
+    assert code == 0
+    rows = json.loads(out)
+    assert len(rows) == len(load_tasks(bundled_suite()))
+    for row in rows:
+        assert {"id", "language", "category", "difficulty", "tier", "heldout", "version"} <= set(
+            row
+        )
+
+
+def test_usage_errors_exit_2_with_one_line(cli, tmp_path):
+    code, _, err = cli("run", "--agent", "nonsense", "--out", str(tmp_path / "r"))
+    assert code == 2
+    assert err.strip() == "error: unknown agent 'nonsense'; valid: command, mock"
+    code, _, err = cli("run")
+    assert code == 2
+    assert "give exactly one of --agent or --config" in err
+
+
+def test_unknown_option_is_a_usage_error(cli):
+    code, _, err = cli("run", "--no-such-flag")
+    assert code == 2
+    assert "No such option" in err
+
+
+def test_python_dash_m_works():
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, "-m", "localagentbench", "--version"], capture_output=True, text=True
+    )
+    assert out.returncode == 0
+    assert out.stdout.startswith("localagentbench ")

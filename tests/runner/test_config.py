@@ -1,0 +1,91 @@
+"""Configurations from flags and matrix files; lanes limit concurrency."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from localagentbench.errors import ConfigError
+from localagentbench.runner import LocalExecutor, configuration_from_cli, load_matrix
+
+
+def test_cli_configuration_ids():
+    assert configuration_from_cli("mock", None, mock_behavior="solve").id == "mock-solve"
+    assert (
+        configuration_from_cli("command", "ollama/q:7b", agent_cmd="a b").id
+        == "command-ollama-q-7b"
+    )
+    assert configuration_from_cli("command", None, agent_cmd="./x --y 'a b'").command == [
+        "./x",
+        "--y",
+        "a b",
+    ]
+
+
+def test_cli_flags_that_do_not_go_together():
+    with pytest.raises(ConfigError, match="--agent-cmd goes with --agent command"):
+        configuration_from_cli("mock", None, agent_cmd="x")
+    with pytest.raises(ConfigError, match="needs --agent-cmd"):
+        configuration_from_cli("command", None)
+
+
+def test_matrix_file_list_and_mapping_forms(tmp_path: Path):
+    (tmp_path / "m.yaml").write_text(
+        "lanes: {gpu: 1}\nconfigurations:\n  ref: {agent: mock, settings: {behavior: solve}}\n"
+        "  mine: {agent: command, command: './a.sh --fast', env: [KEY], lane: gpu}\n"
+    )
+    matrix = load_matrix(tmp_path / "m.yaml")
+    ids = [c.id for c in matrix.configurations]
+    assert ids == ["ref", "mine"]
+    assert matrix.configurations[1].agent_settings() == {
+        "command": ["./a.sh", "--fast"],
+        "env": ["KEY"],
+    }
+    assert matrix.lanes == {"gpu": 1}
+
+
+def test_matrix_errors_name_file_and_field(tmp_path: Path):
+    path = tmp_path / "m.yaml"
+    path.write_text("configurations:\n  - {id: a, agent: mock, colour: red}\n")
+    with pytest.raises(ConfigError, match=r"m.yaml: configurations.0.colour: Extra inputs"):
+        load_matrix(path)
+    path.write_text("configurations:\n  - {id: a, agent: mock}\n  - {id: a, agent: mock}\n")
+    with pytest.raises(ConfigError, match="duplicate configuration id 'a'"):
+        load_matrix(path)
+
+
+@dataclass(frozen=True)
+class _Job:
+    lane: str
+    n: int
+
+
+def test_lane_limits_hold_under_concurrency():
+    running: dict[str, int] = {"gpu": 0, "api": 0}
+    peak: dict[str, int] = {"gpu": 0, "api": 0}
+    lock = threading.Lock()
+
+    def work(job: _Job) -> int:
+        with lock:
+            running[job.lane] += 1
+            peak[job.lane] = max(peak[job.lane], running[job.lane])
+        time.sleep(0.05)
+        with lock:
+            running[job.lane] -= 1
+        return job.n
+
+    done: list[int] = []
+
+    def on_done(job: _Job, future: Future[int]) -> None:
+        done.append(future.result())
+
+    jobs = [_Job("gpu", i) for i in range(4)] + [_Job("api", 10 + i) for i in range(6)]
+    LocalExecutor(4, {"gpu": 1}).run(jobs, work, on_done, lambda: False, threading.Event())
+    assert sorted(done) == sorted(j.n for j in jobs)
+    assert peak["gpu"] == 1
+    assert peak["api"] > 1
