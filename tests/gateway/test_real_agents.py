@@ -1,0 +1,127 @@
+"""Real agent CLIs end to end against the scripted model through the gateway: each must
+fix hello.py with no model and no GPU, its side requests must not consume steps.
+
+Marked slow; skipped when the CLI is not on PATH. Install them with
+`npm install -g @anthropic-ai/claude-code @openai/codex opencode-ai`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from localagentbench.gateway import Gateway, TrialRoute
+
+PROMPT = "Fix hello.py so that it prints Hello, world!"
+FIXED = "print('Hello, world!')\n"
+
+Setup = Callable[[TrialRoute, Path, Path], tuple[list[str], dict[str, str]]]
+
+
+def claude(route: TrialRoute, workspace: Path, home: Path) -> tuple[list[str], dict[str, str]]:
+    env = {
+        "ANTHROPIC_BASE_URL": route.anthropic_base_url,
+        "ANTHROPIC_API_KEY": "sk-unused",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "IS_SANDBOX": "1",
+    }
+    argv = [
+        "claude",
+        "-p",
+        PROMPT,
+        "--dangerously-skip-permissions",
+        "--model",
+        "claude-sonnet-4-5",
+    ]
+    return argv, env
+
+
+def codex(route: TrialRoute, workspace: Path, home: Path) -> tuple[list[str], dict[str, str]]:
+    codex_home = home / ".codex"
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text(
+        'model = "gpt-5-codex"\nmodel_provider = "lab"\n[model_providers.lab]\nname = "lab"\n'
+        f'base_url = "{route.responses_base_url}"\nenv_key = "OPENAI_API_KEY"\nwire_api = "responses"\n'
+    )
+    env = {"OPENAI_API_KEY": "sk-unused", "CODEX_HOME": str(codex_home)}
+    argv = [
+        "codex",
+        "exec",
+        "--skip-git-repo-check",
+        "--dangerously-bypass-approvals-and-sandbox",
+        PROMPT,
+    ]
+    return argv, env
+
+
+def opencode(route: TrialRoute, workspace: Path, home: Path) -> tuple[list[str], dict[str, str]]:
+    provider = {
+        "npm": "@ai-sdk/openai-compatible",
+        "name": "lab",
+        "options": {"baseURL": route.openai_base_url, "apiKey": "unused"},
+        "models": {"scripted": {"name": "scripted", "tool_call": True}},
+    }
+    config = {
+        "provider": {"lab": provider},
+        "model": "lab/scripted",
+        "autoupdate": False,
+        "share": "disabled",
+    }
+    (workspace / "opencode.json").write_text(json.dumps(config))
+    return ["opencode", "run", "--model", "lab/scripted", PROMPT], {
+        "OPENCODE_DISABLE_AUTOUPDATE": "1"
+    }
+
+
+AGENTS: dict[str, tuple[Setup, str]] = {
+    "claude-code": (claude, "anthropic"),
+    "codex": (codex, "openai-responses"),
+    "opencode": (opencode, "openai-chat"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_real_agent_fixes_hello_with_the_scripted_model(name: str, tmp_path: Path) -> None:
+    setup, front = AGENTS[name]
+    argv0 = {"claude-code": "claude"}.get(name, name)
+    if shutil.which(argv0) is None:
+        pytest.skip(f"{argv0} not on PATH")
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    home.mkdir()
+    (workspace / "hello.py").write_text("print('Helo wrld')\n")
+    with Gateway() as gateway:
+        route = gateway.open_trial(
+            "real",
+            model="scripted/fix-greeting",
+            workspace=workspace,
+            log_path=tmp_path / "gateway.jsonl",
+        )
+        argv, extra = setup(route, workspace, home)
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "TERM": "dumb", **extra}
+        done = subprocess.run(
+            argv, cwd=workspace, env=env, capture_output=True, text=True, timeout=240, check=False
+        )
+        stats = gateway.close_trial("real")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (workspace / "hello.py").read_text() == FIXED
+    assert "Done: the greeting is fixed." in done.stdout
+    entries = [json.loads(line) for line in (tmp_path / "gateway.jsonl").read_text().splitlines()]
+    main = [e for e in entries if e["side"] is None]
+    assert [e["response"]["text"] for e in main] == [
+        "I will read the file first.",
+        "Now I fix the greeting.",
+        "Done: the greeting is fixed.",
+    ]
+    assert {e["front"] for e in entries} == {front}
+    assert stats.requests == len(entries)
+    assert stats.errors == 0
+    assert stats.token_source == "gateway-backend"
