@@ -267,3 +267,34 @@ def test_missing_agent_binary_is_a_clear_config_error(make_task, tmp_path, cli):
     assert code == 2
     assert "error: configuration 'command': command agent: 'no-such-agent-binary' not found" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_ctrl_c_keeps_finished_trials_and_counts_no_interrupted_one(make_task, tmp_path):
+    """SIGINT mid-run: exit 130, finished records kept, the interrupted trial not recorded."""
+    import subprocess
+
+    make_task()
+    agent = script(tmp_path / "slow.sh", """\
+        sleep 1
+        echo done
+    """)
+    out = tmp_path / "run"
+    argv = [sys.executable, "-m", "localagentbench", "run", "--tasks", str(tmp_path / "suite"),
+            "--agent", "command", "--agent-cmd", str(agent), "--repeat", "20", "--out", str(out)]  # fmt: skip
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while len(list(out.glob("trials/*/record.json"))) < 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)  # the next trial's agent is now running
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "--resume" in err
+    run_dir = RunDir(out)
+    records = run_dir.records()
+    assert 1 <= len(records) < 20
+    folders = [p for p in run_dir.trials.iterdir()]
+    assert len(folders) == len(records)  # no half-finished trial folder left among the trials
+    summary = json.loads(run_dir.summary_json.read_text())
+    assert summary["trials"] == len(records)
+    assert any(i.kind == "interrupted" for i in run_dir.incidents())
