@@ -123,6 +123,31 @@ def _jail_pids(namespace: str) -> list[int]:
     return found
 
 
+def _is_zombie(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return True
+    return stat.rpartition(b") ")[2].startswith(b"Z")
+
+
+def _reap_init(init: int) -> None:
+    """Reap bwrap's init once it has exited (it is re-parented to us, the subreaper).
+
+    Only a zombie named bwrap whose parent is us: never another thread's child that reused
+    the pid.
+    """
+    try:
+        stat = Path(f"/proc/{init}/stat").read_bytes()
+    except OSError:
+        return
+    comm, _, rest = stat.partition(b") ")
+    fields = rest.split()
+    if comm.endswith(b"(bwrap") and fields[0] == b"Z" and int(fields[1]) == os.getpid():
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(init, os.WNOHANG)
+
+
 def _await_jail_end(info: Path, timeout_s: float = 5.0) -> None:
     """Return only once every process of the jail is gone.
 
@@ -134,17 +159,19 @@ def _await_jail_end(info: Path, timeout_s: float = 5.0) -> None:
         init, namespace = int(status["child-pid"]), f"pid:[{int(status['pid-namespace'])}]"
     except (OSError, ValueError, KeyError):
         return  # the jail never started
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(init, 0)  # we are the subreaper of bwrap's orphaned init: reap it
     deadline = time.monotonic() + timeout_s
-    while pids := _jail_pids(namespace):
+    while True:
+        _reap_init(init)
+        pids = _jail_pids(namespace)
+        if not pids or pids == [init] and _is_zombie(init):
+            return
         if time.monotonic() > deadline:
             logging.getLogger(__name__).warning("jail processes still alive: %s", pids)
             return
         for pid in pids:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-        time.sleep(0.01)
+        time.sleep(0.005)
 
 
 class BwrapSandbox:
