@@ -76,6 +76,16 @@ def run(
     report: Annotated[
         bool, typer.Option("--report", help="Write report.md into the run directory.")
     ] = False,
+    max_reruns: Annotated[
+        int,
+        typer.Option("--max-reruns", min=0, help="Reruns of an infra_error trial within the run."),
+    ] = 1,
+    min_free_mb: Annotated[
+        int,
+        typer.Option(
+            "--min-free-mb", min=0, help="Stop starting trials below this free disk space."
+        ),
+    ] = 500,
 ) -> None:
     """Run every selected task with each configuration, grade, record and summarise.
 
@@ -117,6 +127,8 @@ def run(
             out=out,
             keep_workdir=keep_workdir,
             workdir_root=workdir_root,
+            max_reruns=max_reruns,
+            min_free_mb=min_free_mb,
             argv=sys.argv[1:],
         )
     err = err_console()
