@@ -274,10 +274,13 @@ def test_ctrl_c_keeps_finished_trials_and_counts_no_interrupted_one(make_task, t
     import subprocess
 
     make_task()
-    agent = script(tmp_path / "slow.sh", """\
+    agent = script(
+        tmp_path / "slow.sh",
+        """\
         sleep 1
         echo done
-    """)
+    """,
+    )
     out = tmp_path / "run"
     argv = [sys.executable, "-m", "localagentbench", "run", "--tasks", str(tmp_path / "suite"),
             "--agent", "command", "--agent-cmd", str(agent), "--repeat", "20", "--out", str(out)]  # fmt: skip
@@ -298,3 +301,30 @@ def test_ctrl_c_keeps_finished_trials_and_counts_no_interrupted_one(make_task, t
     summary = json.loads(run_dir.summary_json.read_text())
     assert summary["trials"] == len(records)
     assert any(i.kind == "interrupted" for i in run_dir.incidents())
+
+
+def test_infra_error_is_rerun_annotated_and_reported_apart(make_task, tmp_path):
+    """An agent that cannot start is the harness's problem: rerun, logged, never a model failure."""
+    make_task()
+    agent = tmp_path / "not-executable.sh"
+    agent.write_text("#!/bin/sh\necho hi\n")  # no exec bit: starting it fails
+    result = _run(tmp_path / "suite", "command", tmp_path / "run", cmd=str(agent), max_reruns=1)
+    [record] = result.run_dir.records()
+    assert record.status == "infra_error"
+    assert "could not start" in (record.error or "")
+    reruns = [i for i in result.run_dir.incidents() if i.kind == "rerun"]
+    assert len(reruns) == 1
+    assert (result.run_dir.path / "reruns" / f"{record.trial_id}-1" / "record.json").is_file()
+    config = result.summary.configurations["command"]
+    assert config.trials == 0
+    assert config.infra_errors == 1
+
+
+def test_low_disk_stops_before_starting_trials(make_task, tmp_path, cli):
+    make_task()
+    code, _, err = cli("run", "--tasks", str(tmp_path / "suite"), "--agent", "mock",
+                       "--out", str(tmp_path / "run"), "--min-free-mb", str(10**12))  # fmt: skip
+    assert code == 1
+    assert "stopped early: only" in err
+    assert "--resume" in err
+    assert RunDir(tmp_path / "run").records() == []

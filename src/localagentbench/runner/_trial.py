@@ -138,15 +138,18 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         atomic_write_bytes(folder / "patch.diff", patch)
         status, error = _status(outcome)
         graded_at = time.monotonic()
-        verdict = grade(
-            task,
-            workspace=dirs.work,
-            scratch=dirs.grade,
-            log_dir=folder / "grading",
-            final_answer=outcome.final_answer,
-            deleted=deleted,
-            cancel=env.cancel,
-        )
+        if status == "infra_error":
+            verdict = _not_graded(f"not graded: {error}")
+        else:
+            verdict = grade(
+                task,
+                workspace=dirs.work,
+                scratch=dirs.grade,
+                log_dir=folder / "grading",
+                final_answer=outcome.final_answer,
+                deleted=deleted,
+                cancel=env.cancel,
+            )
         grade_s = time.monotonic() - graded_at
     except Cancelled:
         raise
