@@ -2,7 +2,7 @@
 fix hello.py with no model and no GPU, its side requests must not consume steps.
 
 Marked slow; skipped when the CLI is not on PATH. Install them with
-`npm install -g @anthropic-ai/claude-code @openai/codex opencode-ai`.
+`npm install -g @anthropic-ai/claude-code @openai/codex opencode-ai @google/gemini-cli`.
 """
 
 from __future__ import annotations
@@ -80,7 +80,20 @@ def opencode(route: TrialRoute, workspace: Path, home: Path) -> tuple[list[str],
     }
 
 
+def gemini(route: TrialRoute, workspace: Path, home: Path) -> tuple[list[str], dict[str, str]]:
+    settings = {
+        "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+        "general": {"disableAutoUpdate": True},
+        "privacy": {"usageStatisticsEnabled": False},
+    }
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
+    env = {"GEMINI_API_KEY": "unused", "GOOGLE_GEMINI_BASE_URL": route.gemini_base_url}
+    return ["gemini", "-p", PROMPT, "--yolo", "-m", "gemini-2.5-pro"], env
+
+
 AGENTS: dict[str, tuple[Setup, str]] = {
+    "gemini": (gemini, "gemini"),
     "claude-code": (claude, "anthropic"),
     "codex": (codex, "openai-responses"),
     "opencode": (opencode, "openai-chat"),
