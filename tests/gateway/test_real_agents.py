@@ -138,3 +138,40 @@ def test_real_agent_fixes_hello_with_the_scripted_model(name: str, tmp_path: Pat
     assert stats.requests == len(entries)
     assert stats.errors == 0
     assert stats.token_source == "gateway-backend"
+
+
+@pytest.mark.slow
+def test_real_agent_session_recorded_then_replayed(tmp_path: Path) -> None:
+    """A cassette recorded from a real Claude Code session replays in a new workspace."""
+    if shutil.which("claude") is None:
+        pytest.skip("claude not on PATH")
+    cassette = tmp_path / "claude.yaml"
+    for run, model in enumerate(["scripted/fix-greeting", f"replay/{cassette}"]):
+        workspace, home = tmp_path / f"ws{run}", tmp_path / f"home{run}"
+        workspace.mkdir()
+        home.mkdir()
+        (workspace / "hello.py").write_text("print('Helo wrld')\n")
+        with Gateway() as gateway:
+            route = gateway.open_trial(
+                "real",
+                model=model,
+                workspace=workspace,
+                log_path=tmp_path / f"gateway{run}.jsonl",
+                cassette_path=cassette if run == 0 else None,
+            )
+            argv, extra = claude(route, workspace, home)
+            env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), **extra}
+            done = subprocess.run(
+                argv,
+                cwd=workspace,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=240,
+                check=False,
+            )
+            stats = gateway.close_trial("real")
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert (workspace / "hello.py").read_text() == FIXED
+        assert stats.errors == 0
+    assert "{workspace}/hello.py" in cassette.read_text()
