@@ -79,3 +79,15 @@ def test_gateway_port_is_the_only_tcp_destination(
         pytest.skip("needs /usr/bin/python3 as the in-jail client")
     result = run_jailed(landlock, argv, network="gateway", gateway_port=9)
     assert result.stdout.split("\n")[:2] == ["9 allowed-but-closed", "10 denied"], result.stderr
+
+
+@pytest.mark.skipif(not is_root(), reason="the uid switch happens only when the harness is root")
+def test_toolchain_unreachable_for_the_agent_uid_is_warned_about(
+    landlock: LandlockSandbox, trial: dict[str, Path], tmp_path: Path
+) -> None:
+    private = tmp_path / "private"
+    (private / "toolchain").mkdir(parents=True)
+    private.chmod(0o700)
+    spec = make_spec(trial, readonly=[private / "toolchain"])
+    wrapped = landlock.wrap(["true"], spec)
+    assert any("unreachable for the agent's uid" in w for w in wrapped.warnings)

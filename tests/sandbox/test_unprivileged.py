@@ -5,16 +5,20 @@ The test is root, so it creates a throwaway user and starts the jail through ``r
 
 from __future__ import annotations
 
+import os
 import pwd
 import secrets
 import shutil
+import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from localagentbench._proc import ProcessResult, run_process
-from localagentbench.sandbox import BwrapSandbox, SandboxUnavailableError
+from localagentbench.sandbox import BwrapSandbox, LandlockSandbox, SandboxUnavailableError
+from localagentbench.sandbox._kernel import landlock_abi
 from localagentbench.sandbox._wrapped import chown_tree
 
 from ._helpers import is_root, make_spec
@@ -134,3 +138,78 @@ def test_unprivileged_gateway_forwarding(as_user: tuple[pwd.struct_passwd, objec
         client = f"exec 3<>/dev/tcp/127.0.0.1/{port}; echo ping >&3; head -c 4 <&3"
         result = run(f"bash -c '{client}'", network="gateway", gateway_port=port)
     assert result.stdout.strip() == "pong", result.stderr
+
+
+@pytest.fixture
+def landlock_as_user(
+    plain_user: pwd.struct_passwd, trial: dict[str, Path]
+) -> tuple[pwd.struct_passwd, object]:
+    """(the user, run(script)): the landlock jail started by that user."""
+    if not SYSTEM_PYTHON.exists():
+        pytest.skip(f"needs {SYSTEM_PYTHON}: the harness's Python is not readable by the user")
+    try:
+        sandbox = LandlockSandbox(root=False)
+    except SandboxUnavailableError as e:
+        pytest.skip(str(e))
+    runuser = shutil.which("runuser") or "runuser"
+    for name in ("workspace", "home", "run"):
+        chown_tree(trial[name], plain_user.pw_uid, plain_user.pw_gid)
+
+    def run(script: str) -> ProcessResult:
+        spec = make_spec(trial, python=SYSTEM_PYTHON)
+        with sandbox.wrap(["/bin/sh", "-c", script], spec) as jailed:
+            return run_process(
+                [runuser, "-u", plain_user.pw_name, "--", *jailed.argv],
+                cwd=jailed.cwd,
+                env=jailed.env,
+                timeout_s=30,
+                grace_s=1,
+            )
+
+    return plain_user, run
+
+
+def test_landlock_same_uid_cannot_read_or_signal_the_harness(
+    landlock_as_user: tuple[pwd.struct_passwd, object], trial: dict[str, Path]
+) -> None:
+    """Threat (laptop, landlock): the agent runs as the harness's own uid, so permissions
+    do not stop it reading the harness's environment in /proc, signalling it, or writing
+    the user's other files; landlock must."""
+    user, run = landlock_as_user
+    assert callable(run)
+    harness = subprocess.Popen(
+        ["runuser", "-u", user.pw_name, "--", "env", "HARNESS_API_KEY=sk-laptop", "sleep", "30"]
+    )
+    try:
+        pid = _child_pid(harness.pid)
+        own_file = trial["run"] / "users-own-file"
+        script = (
+            f"cat /proc/{pid}/environ 2>/dev/null | tr '\\0' '\\n'; "
+            f"kill -0 {pid} 2>/dev/null && echo signalled; "
+            f"echo x > {own_file} 2>/dev/null && echo wrote; echo done"
+        )
+        result = run(script)
+    finally:
+        harness.kill()
+        harness.wait()
+    assert "sk-laptop" not in result.stdout
+    assert "wrote" not in result.stdout
+    assert not own_file.exists()
+    assert result.stdout.strip().endswith("done"), result.stderr
+    if landlock_abi() >= 6:
+        assert "signalled" not in result.stdout
+
+
+def _child_pid(parent: int) -> int:
+    """The pid of `parent`'s child (the user's process under runuser)."""
+    for _ in range(200):
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    stat = Path(f"/proc/{entry}/stat").read_text()
+                except OSError:
+                    continue
+                if int(stat.rpartition(") ")[2].split()[1]) == parent:
+                    return int(entry)
+        time.sleep(0.01)
+    raise AssertionError("runuser never started its child")

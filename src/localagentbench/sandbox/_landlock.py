@@ -36,15 +36,23 @@ _READ_ONLY = (*SYSTEM_TREES, *ETC_FILES, "/etc/passwd", "/etc/group", "/etc/host
 _DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 
 
+def _unsearchable_parent(path: Path) -> Path | None:
+    """The first parent of `path` that others may not traverse, if any."""
+    for parent in reversed(path.parents):
+        if not parent.stat().st_mode & 0o001:
+            return parent
+    return None
+
+
 def _check_searchable(paths: list[Path], uid: int) -> None:
     """Without a mount namespace the agent's uid walks the real path: every parent must let it."""
     for path in paths:
-        for parent in path.parents:
-            if not parent.stat().st_mode & 0o001:
-                raise SandboxError(
-                    f"{parent} is not searchable by the agent's uid {uid}, so it cannot reach "
-                    f"{path}: create trial directories under a root with mode 0755 (or 0711)"
-                )
+        parent = _unsearchable_parent(path)
+        if parent is not None:
+            raise SandboxError(
+                f"{parent} is not searchable by the agent's uid {uid}, so it cannot reach "
+                f"{path}: create trial directories under a root with mode 0755 (or 0711)"
+            )
 
 
 class LandlockSandbox:
@@ -52,7 +60,9 @@ class LandlockSandbox:
 
     name = "landlock"
 
-    def __init__(self) -> None:
+    def __init__(self, *, root: bool | None = None) -> None:
+        """`root`: whether root will run the command (default: whether we are root)."""
+        self.root = root
         self.abi = landlock_abi()
         if self.abi < 1:
             raise SandboxUnavailableError(
@@ -65,12 +75,20 @@ class LandlockSandbox:
         """The agent's command behind the confining launcher; enter it around `run_process`."""
         if not argv:
             raise ValueError("empty argv")
-        jail = plan(spec)
+        jail = plan(spec, self.root)
         warnings = []
         if self.abi < 4:
             warnings.append(f"landlock ABI {self.abi}: network not restricted (needs ABI 4)")
         for path in jail.hidden:
             warnings.append(f"landlock cannot hide {path} inside a visible tree")
+        if jail.uid is not None:
+            for path in jail.readonly:
+                blocked = _unsearchable_parent(path)
+                if blocked is not None:
+                    warnings.append(
+                        f"{path} is unreachable for the agent's uid {jail.uid} ({blocked} is not "
+                        "searchable): install toolchains outside private home directories"
+                    )
         ports = [spec.gateway_port] if spec.network == "gateway" else []
         drop_env = [TAG_VARIABLE] + ([] if "LC_CTYPE" in spec.env else ["LC_CTYPE"])
         config: dict[str, object] = {
