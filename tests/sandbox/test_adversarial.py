@@ -224,3 +224,19 @@ def test_agent_secrets_stay_off_host_command_lines(jail: Sandbox, trial: dict[st
     spec = make_spec(trial, env={"PATH": "/usr/bin:/bin", "LAB_TOKEN": "tok-not-in-argv"})
     with jail.wrap(["true"], spec) as jailed:
         assert not any("tok-not-in-argv" in arg for arg in jailed.argv)
+
+
+def test_multiprocessing_works_in_the_jail(jail: Sandbox, run_jailed: RunJailed) -> None:
+    """Not an attack: an environment fault must never look like a model failure. Task tests
+    that use multiprocessing need POSIX semaphores (a writable /dev/shm)."""
+    python = "/usr/bin/python3"
+    if not Path(python).exists():
+        pytest.skip("needs /usr/bin/python3 (the harness's Python may be unreachable as nobody)")
+    program = (
+        "import multiprocessing as mp\n"
+        "def square(x): return x * x\n"
+        "if __name__ == '__main__':\n"
+        "    with mp.Pool(2) as pool: print(pool.map(square, [1, 2, 3]))\n"
+    )
+    result = run_jailed(jail, [python, "-c", program])
+    assert result.stdout.strip() == "[1, 4, 9]", result.stderr

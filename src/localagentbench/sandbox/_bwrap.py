@@ -214,6 +214,7 @@ class BwrapSandbox:
             mounts.add("--ro-bind", target, str(scratch / Path(target).name))
         mounts.add("--proc", "/proc")
         mounts.add("--dev", "/dev")
+        mounts.add("--tmpfs", "/dev/shm", perms="1777")  # POSIX semaphores (multiprocessing)
         mounts.add("--tmpfs", "/tmp", perms="1777")
         mounts.add("--tmpfs", "/var/tmp", perms="1777")
         for path in jail.readonly:

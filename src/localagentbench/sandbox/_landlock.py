@@ -33,7 +33,9 @@ from localagentbench.sandbox._wrapped import Wrapped, lend_trees
 __all__ = ["LandlockSandbox"]
 
 _READ_ONLY = (*SYSTEM_TREES, *ETC_FILES, "/etc/passwd", "/etc/group", "/etc/hosts", "/proc")
-_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/shm")
+"""Writable device paths; /dev/shm (shared with the host: landlock cannot make a private one)
+holds the POSIX semaphores multiprocessing needs."""
 
 
 def _unsearchable_parent(path: Path) -> Path | None:
