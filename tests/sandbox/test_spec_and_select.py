@@ -96,3 +96,36 @@ def test_jail_setup_failure_is_told_apart_from_the_agent_failing(run_jailed: Run
     assert wrapped.failure(125, line + "\n") == line
     assert wrapped.failure(1, "bwrap: Can't mount proc\n") == "bwrap: Can't mount proc"
     assert wrapped.failure(1, "agent failed\nbwrap: fake\n") is None
+
+
+def test_bwrap_that_cannot_make_namespaces_falls_back_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from localagentbench._proc import ProcessResult
+    from localagentbench.sandbox import _select
+
+    def refuse(argv: list[str], **_kwargs: object) -> ProcessResult:
+        return ProcessResult(
+            argv=tuple(argv),
+            exit_code=1,
+            timed_out=False,
+            wall_s=0.0,
+            stdout="",
+            stderr="bwrap: No permissions to creating new namespace\n",
+            stdout_bytes=0,
+            stderr_bytes=0,
+            truncated=False,
+        )
+
+    monkeypatch.setattr(_select, "run_process", refuse)
+    monkeypatch.setattr(_bwrap.shutil, "which", lambda _name: "/usr/bin/bwrap")
+    bwrap_status = available_backends()[0]
+    assert not bwrap_status.available
+    assert "No permissions to creating new namespace" in bwrap_status.reason
+    with pytest.raises(SandboxUnavailableError, match="sandbox bwrap unavailable"):
+        select("bwrap")
+    monkeypatch.setattr(_select, "landlock_abi", lambda: 0)
+    with caplog.at_level(logging.WARNING):
+        fallback = select(None)
+    assert isolation_level(fallback) == "none"
+    assert "no working sandbox" in caplog.text

@@ -39,6 +39,7 @@ ETC_FILES = (
     "/etc/localtime",
     "/etc/mime.types",
     "/etc/nsswitch.conf",
+    "/etc/os-release",
     "/etc/pki",
     "/etc/protocols",
     "/etc/services",
