@@ -100,9 +100,27 @@ AGENTS: dict[str, tuple[Setup, str]] = {
 }
 
 
+UPSTREAM_ENV = {
+    "openai": ("LAB_OPENAI_BASE_URL", "openai_base_url"),
+    "ollama": ("LAB_OLLAMA_HOST", "ollama_host"),
+    "anthropic": ("LAB_ANTHROPIC_BASE_URL", "anthropic_base_url"),
+}
+
+CASES = [
+    (agent, backend)
+    for agent in sorted(AGENTS)
+    for backend in ("scripted", "openai", "ollama", "anthropic")
+    if agent != "gemini" or backend in {"scripted", "openai"}  # Gemini CLI takes ~40 s a run
+]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(AGENTS))
-def test_real_agent_fixes_hello_with_the_scripted_model(name: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("name", "backend"), CASES)
+def test_real_agent_fixes_hello_with_the_scripted_model(
+    name: str, backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Directly on the scripted backend, or with the scripted model behind a second
+    gateway reached through the `openai/`, `ollama/` or `anthropic/` backend."""
     setup, front = AGENTS[name]
     argv0 = {"claude-code": "claude"}.get(name, name)
     if shutil.which(argv0) is None:
@@ -111,12 +129,17 @@ def test_real_agent_fixes_hello_with_the_scripted_model(name: str, tmp_path: Pat
     workspace.mkdir()
     home.mkdir()
     (workspace / "hello.py").write_text("print('Helo wrld')\n")
-    with Gateway() as gateway:
+    model = "scripted/fix-greeting"
+    with Gateway() as upstream, Gateway() as gateway:
+        if backend != "scripted":
+            up = upstream.open_trial(
+                "up", model=model, workspace=workspace, log_path=tmp_path / "up.jsonl"
+            )
+            variable, field = UPSTREAM_ENV[backend]
+            monkeypatch.setenv(variable, getattr(up, field))
+            model = f"{backend}/upstream"
         route = gateway.open_trial(
-            "real",
-            model="scripted/fix-greeting",
-            workspace=workspace,
-            log_path=tmp_path / "gateway.jsonl",
+            "real", model=model, workspace=workspace, log_path=tmp_path / "gateway.jsonl"
         )
         argv, extra = setup(route, workspace, home)
         env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "TERM": "dumb", **extra}
@@ -138,6 +161,7 @@ def test_real_agent_fixes_hello_with_the_scripted_model(name: str, tmp_path: Pat
     assert stats.requests == len(entries)
     assert stats.errors == 0
     assert stats.token_source == "gateway-backend"
+    assert (stats.input_tokens, stats.output_tokens) == (100 * stats.requests, 20 * stats.requests)
 
 
 @pytest.mark.slow
