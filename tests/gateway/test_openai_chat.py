@@ -236,3 +236,14 @@ def test_models_endpoint_lists_the_trial_model(open_trial: OpenTrial) -> None:
     route = open_trial()
     models = client(route.openai_base_url).models.list()
     assert [m.id for m in models.data] == ["scripted/fix-greeting"]
+
+
+def test_json_schema_side_request_gets_a_matching_object(open_trial: OpenTrial) -> None:
+    route = open_trial()
+    schema = {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}
+    reply = client(route.openai_base_url).chat.completions.create(
+        model="m",
+        messages=[{"role": "user", "content": "name this session"}],
+        response_format={"type": "json_schema", "json_schema": {"name": "t", "schema": schema}},
+    )
+    assert json.loads(reply.choices[0].message.content or "") == {"title": "Scripted session"}

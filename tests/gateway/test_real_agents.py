@@ -28,7 +28,6 @@ def claude(route: TrialRoute, workspace: Path, home: Path) -> tuple[list[str], d
     env = {
         "ANTHROPIC_BASE_URL": route.anthropic_base_url,
         "ANTHROPIC_API_KEY": "sk-unused",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "DISABLE_AUTOUPDATER": "1",
         "IS_SANDBOX": "1",
     }

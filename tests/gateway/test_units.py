@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 
 from localagentbench.gateway import ScriptError, load_script, shipped_scripts
 from localagentbench.gateway._backend_ollama import normalise_host
+from localagentbench.gateway._backend_scripted import sample_json, side_json
 from localagentbench.gateway._canonical import ChatRequest, Message, ToolSpec
 from localagentbench.gateway._side import side_reason
 from localagentbench.gateway._stats import percentile
@@ -134,3 +136,18 @@ def test_rate_limit_classification() -> None:
 )
 def test_ollama_host_forms(raw: str, url: str) -> None:
     assert normalise_host(raw) == url
+
+
+def test_side_json_replies_satisfy_the_schema() -> None:
+    title = {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}
+    assert json.loads(side_json(title, "Scripted session")) == {"title": "Scripted session"}
+    speaker = {
+        "type": "OBJECT",
+        "properties": {
+            "reasoning": {"type": "string"},
+            "next_speaker": {"type": "string", "enum": ["user", "model"]},
+            "count": {"type": ["integer", "null"]},
+        },
+    }
+    assert sample_json(speaker, "x") == {"reasoning": "x", "next_speaker": "user", "count": 0}
+    assert json.loads(side_json(None, "x"))["next_speaker"] == "user"

@@ -102,6 +102,10 @@ class AnthropicBackend:
                 }
                 for t in request.tools
             ]
+        if request.json_schema is not None:
+            body["output_config"] = {
+                "format": {"type": "json_schema", "schema": request.json_schema}
+            }
         if request.temperature is not None:
             body["temperature"] = request.temperature
         headers = {"anthropic-version": API_VERSION, "x-api-key": self.api_key}

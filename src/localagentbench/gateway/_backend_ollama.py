@@ -97,7 +97,7 @@ class OllamaBackend:
         if options:
             body["options"] = options
         if request.json_mode:
-            body["format"] = "json"
+            body["format"] = request.json_schema or "json"
         async with ctx.http().post(
             self.endpoint, data=dumps(body), headers={"Content-Type": "application/json"}
         ) as response:

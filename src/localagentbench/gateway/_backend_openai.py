@@ -68,7 +68,12 @@ def encode_request(request: ChatRequest, model: str) -> dict[str, Any]:
         body["max_tokens"] = request.max_tokens
     if request.temperature is not None:
         body["temperature"] = request.temperature
-    if request.json_mode:
+    if request.json_schema is not None:
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": "reply", "schema": request.json_schema},
+        }
+    elif request.json_mode:
         body["response_format"] = {"type": "json_object"}
     return body
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from typing import Any
 
 from localagentbench.gateway._backend import CallContext
 from localagentbench.gateway._canonical import (
@@ -29,8 +30,42 @@ from localagentbench.gateway._script import (
 )
 from localagentbench.gateway._upstream import is_rate_limited
 
-SIDE_JSON = '{"next_speaker": "user", "reasoning": "scripted side reply"}'
-"""Reply to side requests that ask for a JSON object."""
+
+def sample_json(schema: Any, text: str) -> Any:
+    """A small value that satisfies a JSON schema: strings are `text`, enums take their
+    first value, objects get their required properties (or all when none are required)."""
+    if not isinstance(schema, dict):
+        return text
+    if schema.get("enum"):
+        return schema["enum"][0]
+    if "const" in schema:
+        return schema["const"]
+    for key in ("anyOf", "oneOf"):
+        if schema.get(key):
+            return sample_json(schema[key][0], text)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    if kind == "object" or "properties" in schema:
+        props = schema.get("properties") or {}
+        names = schema.get("required") or list(props)
+        return {name: sample_json(props.get(name), text) for name in names}
+    if kind == "array":
+        return []
+    if kind in {"integer", "number"}:
+        return 0
+    if kind == "boolean":
+        return False
+    if kind == "null":
+        return None
+    return text
+
+
+def side_json(schema: dict[str, Any] | None, text: str) -> str:
+    """Reply to a JSON-mode side request: a value matching its schema, else a small object."""
+    if schema is None:
+        return json.dumps({"next_speaker": "user", "reasoning": text})
+    return json.dumps(sample_json(schema, text))
 
 
 def choose_candidate(step: Step, tools: list[ToolSpec]) -> CandidateCall | None:
@@ -83,7 +118,10 @@ class ScriptedBackend:
         reported = Usage(usage.prompt_tokens, usage.completion_tokens) if usage else None
         if ctx.side:
             return Reply(
-                SIDE_JSON if request.json_mode else self.script.side_text, usage=reported
+                side_json(request.json_schema, self.script.side_text)
+                if request.json_mode
+                else self.script.side_text,
+                usage=reported,
             ), 0.0
         if ctx.fingerprint == self._last_fingerprint:
             index = self._last_index

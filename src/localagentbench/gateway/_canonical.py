@@ -67,6 +67,7 @@ class ChatRequest:
     max_tokens: int | None = None
     temperature: float | None = None
     json_mode: bool = False
+    json_schema: dict[str, Any] | None = None
     include_usage: bool = False
 
     def system_text(self) -> str:

@@ -89,10 +89,15 @@ class AnthropicFront:
             for t in body.get("tools") or []
             if isinstance(t, dict) and t.get("name") and "input_schema" in t
         ]
+        output_format = (
+            (body.get("output_config") or {}).get("format") or body.get("output_format") or {}
+        )
         return ChatRequest(
             model=str(body.get("model") or model or ""),
             messages=messages,
             tools=tools,
+            json_mode=output_format.get("type") == "json_schema",
+            json_schema=output_format.get("schema"),
             stream=bool(body.get("stream")),
             max_tokens=body.get("max_tokens"),
             temperature=body.get("temperature"),

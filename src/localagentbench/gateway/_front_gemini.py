@@ -115,6 +115,8 @@ class GeminiFront:
             max_tokens=config.get("maxOutputTokens"),
             temperature=config.get("temperature"),
             json_mode=config.get("responseMimeType") == "application/json",
+            json_schema=config.get("responseJsonSchema")
+            or lower_types(config.get("responseSchema")),
         )
 
     def error_body(self, status: int, message: str, kind: str) -> Any:

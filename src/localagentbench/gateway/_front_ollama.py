@@ -97,6 +97,7 @@ class OllamaChatFront:
             max_tokens=options.get("num_predict"),
             temperature=options.get("temperature"),
             json_mode=bool(body.get("format")),
+            json_schema=body["format"] if isinstance(body.get("format"), dict) else None,
         )
 
     def error_body(self, status: int, message: str, kind: str) -> Any:
@@ -184,6 +185,7 @@ class OllamaGenerateFront(OllamaChatFront):
             max_tokens=options.get("num_predict"),
             temperature=options.get("temperature"),
             json_mode=bool(body.get("format")),
+            json_schema=body["format"] if isinstance(body.get("format"), dict) else None,
         )
 
     async def respond(self, http: web.Request, exchange: Exchange) -> web.StreamResponse:

@@ -80,6 +80,7 @@ class OpenAIChatFront:
             max_tokens=body.get("max_completion_tokens") or body.get("max_tokens"),
             temperature=body.get("temperature"),
             json_mode=response_format.get("type") in {"json_object", "json_schema"},
+            json_schema=(response_format.get("json_schema") or {}).get("schema"),
             include_usage=bool((body.get("stream_options") or {}).get("include_usage")),
         )
 

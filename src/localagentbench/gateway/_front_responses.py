@@ -110,7 +110,7 @@ class ResponsesFront:
             for t in body.get("tools") or []
             if isinstance(t, dict) and t.get("type") == "function" and t.get("name")
         ]
-        text_format = ((body.get("text") or {}).get("format") or {}).get("type")
+        text_format = (body.get("text") or {}).get("format") or {}
         return ChatRequest(
             model=str(body.get("model") or model or ""),
             messages=messages,
@@ -118,7 +118,8 @@ class ResponsesFront:
             stream=bool(body.get("stream")),
             max_tokens=body.get("max_output_tokens"),
             temperature=body.get("temperature"),
-            json_mode=text_format in {"json_object", "json_schema"},
+            json_mode=text_format.get("type") in {"json_object", "json_schema"},
+            json_schema=text_format.get("schema"),
         )
 
     def error_body(self, status: int, message: str, kind: str) -> Any:

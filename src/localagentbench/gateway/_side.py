@@ -18,7 +18,8 @@ SIDE_PROMPT_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
     re.compile(p, re.IGNORECASE)
     for p in (
         r"\btitle generator\b",
-        r"\bgenerate (?:a |an )?(?:short |concise |brief )*(?:title|headline)",
+        r"\bgenerate\b[^.\n]{0,60}\b(?:title|headline)\b",
+        r"\bsingle \"title\" field\b",
         r"\b(?:session|conversation|chat|thread) title\b",
         r"\bcommit messages?\b",
         r"\bsummari[sz]e (?:this|the) (?:partial |following )?(?:conversation|session|chat)",
