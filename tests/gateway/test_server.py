@@ -10,7 +10,13 @@ import httpx
 import openai
 import pytest
 
-from localagentbench.gateway import Gateway, GatewayError, TrialNotFound, UnknownModel
+from localagentbench.gateway import (
+    Gateway,
+    GatewayError,
+    TrialNotFound,
+    TrialSignal,
+    UnknownModel,
+)
 
 from ._helpers import write_script
 from .conftest import OpenTrial
@@ -174,3 +180,33 @@ def test_agent_disconnect_is_recorded_and_frees_the_handler(
     entry = json.loads((tmp_path / "trials" / "t1" / "gateway.jsonl").read_text())
     assert entry["status"] == 499
     assert "disconnected" in entry["error"]
+
+
+def test_signals_reach_the_runner_once_each(gateway: Gateway, tmp_path: Path) -> None:
+    signals: list[TrialSignal] = []
+    route = gateway.open_trial(
+        "sig",
+        model="scripted/fix-greeting",
+        workspace=tmp_path,
+        log_path=tmp_path / "g.jsonl",
+        max_requests=3,
+        loop_threshold=2,
+        notify=signals.append,
+    )
+    chat(route.openai_base_url)
+    chat(route.openai_base_url)
+    chat(route.openai_base_url)
+    for _ in range(2):
+        with pytest.raises(openai.RateLimitError):
+            chat(route.openai_base_url)
+    assert [s.kind for s in signals] == ["loop_detected", "cap_hit"]
+    assert all(s.trial_id == "sig" for s in signals)
+    assert "max_requests" in signals[1].detail
+
+
+@pytest.mark.parametrize("bad", ["", "a/b", "a b", "x?y", "t#1"])
+def test_trial_ids_must_be_url_safe(gateway: Gateway, tmp_path: Path, bad: str) -> None:
+    with pytest.raises(GatewayError, match="must match"):
+        gateway.open_trial(
+            bad, model="scripted/fix-greeting", workspace=tmp_path, log_path=tmp_path / "g"
+        )

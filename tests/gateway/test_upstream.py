@@ -11,7 +11,7 @@ import httpx
 import openai
 import pytest
 
-from localagentbench.gateway import Gateway, TrialRoute
+from localagentbench.gateway import Gateway, TrialRoute, TrialSignal
 
 from ._helpers import write_script
 from .conftest import OpenTrial
@@ -105,7 +105,8 @@ def test_backend_429_becomes_rate_limited_event_with_retry_after(
     )
     up = open_upstream(upstream, tmp_path, model)
     monkeypatch.setenv("LAB_OPENAI_BASE_URL", up.openai_base_url)
-    route = open_trial(model="openai/m")
+    signals: list[TrialSignal] = []
+    route = open_trial(model="openai/m", notify=signals.append)
     with pytest.raises(openai.RateLimitError) as info:
         api(route).chat.completions.create(model="x", messages=[{"role": "user", "content": "hi"}])
     assert info.value.response.headers["retry-after"] == "2"
@@ -120,6 +121,7 @@ def test_backend_429_becomes_rate_limited_event_with_retry_after(
     assert event.endpoint == up.openai_base_url + "/chat/completions"
     assert "Rate limit" in event.message
     assert stats.errors == 1
+    assert [(s.kind, s.retry_after_s) for s in signals] == [("rate_limited", 2.0)]
 
 
 def test_dead_backend_is_502_naming_the_endpoint(

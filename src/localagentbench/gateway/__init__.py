@@ -19,7 +19,7 @@ from localagentbench.gateway._probe import ProbeResult, probe, prove
 from localagentbench.gateway._script import Script, Step, load_script, shipped_scripts
 from localagentbench.gateway._serve import serve
 from localagentbench.gateway._server import DEFAULT_TRIAL, Gateway, TrialRoute
-from localagentbench.gateway._stats import RateLimitEvent, TrialStats
+from localagentbench.gateway._stats import RateLimitEvent, TrialSignal, TrialStats
 
 __all__ = [
     "BACKENDS",
@@ -39,6 +39,7 @@ __all__ = [
     "Step",
     "TrialNotFound",
     "TrialRoute",
+    "TrialSignal",
     "TrialStats",
     "UnknownModel",
     "load_script",

@@ -254,6 +254,11 @@ async def running(http: web.Request, trial: Trial) -> web.StreamResponse:
     return web.json_response({"models": [entry]}, dumps=dumps)
 
 
+async def pull(http: web.Request, trial: Trial) -> web.StreamResponse:
+    """`POST /api/pull`: nothing to download; agents that pull before use carry on."""
+    return web.json_response({"status": "success"})
+
+
 async def version(http: web.Request, trial: Trial) -> web.StreamResponse:
     """`GET /api/version`."""
     return web.json_response({"version": OLLAMA_VERSION})

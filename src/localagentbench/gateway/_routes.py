@@ -18,6 +18,7 @@ from localagentbench.gateway._front_gemini import count_tokens_body as gemini_co
 from localagentbench.gateway._front_ollama import (
     OllamaChatFront,
     OllamaGenerateFront,
+    pull,
     running,
     show,
     tags,
@@ -140,6 +141,7 @@ STATIC: dict[tuple[str, str], Static] = {
     ("GET", "/api/ps"): running,
     ("GET", "/api/version"): version,
     ("POST", "/api/show"): show,
+    ("POST", "/api/pull"): pull,
     ("POST", "/v1/messages/count_tokens"): count_tokens,
 }
 """Exact (method, path) -> listing endpoint."""

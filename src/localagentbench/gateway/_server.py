@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +21,7 @@ from localagentbench.gateway._errors import (
     TrialNotFound,
 )
 from localagentbench.gateway._routes import Fronts, resolve
-from localagentbench.gateway._stats import TrialStats
+from localagentbench.gateway._stats import TrialSignal, TrialStats
 from localagentbench.gateway._trial import Admission, Trial
 
 
@@ -35,6 +37,9 @@ def new_loop() -> asyncio.AbstractEventLoop:
             return uvloop.new_event_loop()
     return asyncio.new_event_loop()
 
+
+TRIAL_ID = re.compile(r"[A-Za-z0-9._~-]+")
+"""Characters a trial id may use (it appears unescaped in URLs)."""
 
 DEFAULT_TRIAL = "default"
 """Trial served at the root path (no `/t/<id>` prefix), used by `serve()`."""
@@ -184,14 +189,19 @@ class Gateway:
         max_requests: int | None = None,
         loop_threshold: int = 5,
         cassette_path: Path | None = None,
+        notify: Callable[[TrialSignal], None] | None = None,
     ) -> TrialRoute:
         """Register a trial: its model backend, caps and recording file; returns its URLs.
 
         `log_path` receives gateway.jsonl; `cassette_path`, when given, receives the
         trial's main-loop traffic as a cassette on `close_trial` (for `replay/<path>`).
+        `notify` is called on the gateway's thread with each `TrialSignal` (cap_hit,
+        loop_detected, rate_limited) as it happens; it must be quick.
         """
-        if not trial_id or "/" in trial_id:
-            raise GatewayError(f"trial id {trial_id!r} must be non-empty and contain no '/'")
+        if not TRIAL_ID.fullmatch(trial_id):
+            raise GatewayError(
+                f"trial id {trial_id!r} must match {TRIAL_ID.pattern} (it is a URL path segment)"
+            )
         trial = Trial(
             trial_id,
             model=model,
@@ -201,6 +211,7 @@ class Gateway:
             max_requests=max_requests,
             loop_threshold=loop_threshold,
             cassette_path=cassette_path,
+            notify=notify,
         )
         with self._trials_lock:
             if trial_id in self._trials:

@@ -27,6 +27,19 @@ class RateLimitEvent(BaseModel):
     """The backend's error text, shortened."""
 
 
+class TrialSignal(BaseModel):
+    """Something the runner may act on at once (kill the agent, pause the lane)."""
+
+    trial_id: str
+    """The trial concerned."""
+    kind: Literal["cap_hit", "loop_detected", "rate_limited"]
+    """cap_hit and loop_detected are sent once per trial; rate_limited for every refusal."""
+    detail: str
+    """One line for logs."""
+    retry_after_s: float | None = None
+    """For rate_limited: the delay the backend asked for, if any."""
+
+
 class TrialStats(BaseModel):
     """Uniform model-traffic figures for one trial, whatever the agent logs itself."""
 

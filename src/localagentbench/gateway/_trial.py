@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,7 +17,7 @@ from localagentbench.gateway._canonical import ChatRequest, Reply
 from localagentbench.gateway._cassette import CassetteRecorder
 from localagentbench.gateway._errors import BackendHTTPError
 from localagentbench.gateway._side import side_reason
-from localagentbench.gateway._stats import RateLimitEvent, TrialStats, percentile
+from localagentbench.gateway._stats import RateLimitEvent, TrialSignal, TrialStats, percentile
 
 
 @dataclass(slots=True)
@@ -64,6 +66,7 @@ class Trial:
         max_requests: int | None,
         loop_threshold: int,
         cassette_path: Path | None = None,
+        notify: Callable[[TrialSignal], None] | None = None,
     ) -> None:
         self.trial_id = trial_id
         self.model = model
@@ -71,6 +74,7 @@ class Trial:
         self.backend = backend
         self.max_requests = max_requests
         self.loop_threshold = loop_threshold
+        self.notify = notify
         self._lock = threading.Lock()
         self._stats = TrialStats(trial_id=trial_id, model=model)
         self._latencies: list[float] = []
@@ -100,21 +104,43 @@ class Trial:
                 self._repeats += 1
             else:
                 self._last_fp, self._repeats = fp, 1
-            if self._repeats >= self.loop_threshold:
+            signals: list[TrialSignal] = []
+            if self._repeats >= self.loop_threshold and not stats.loop_detected:
                 stats.loop_detected = True
+                detail = f"the same request arrived {self._repeats} times in a row"
+                signals.append(
+                    TrialSignal(trial_id=self.trial_id, kind="loop_detected", detail=detail)
+                )
             self._seq += 1
+            refused = None
             if self.max_requests is not None and stats.requests >= self.max_requests:
-                stats.cap_hit = True
-                stats.refused += 1
                 refused = (
                     f"LocalAgentBench request cap reached: this trial may make at most "
                     f"{self.max_requests} model requests (max_requests); the trial ends as cap_hit"
                 )
-                return Admission(self._seq, fp, side, refused)
-            stats.requests += 1
-            if side:
-                stats.side_requests += 1
-            return Admission(self._seq, fp, side, None)
+                if not stats.cap_hit:
+                    signals.append(
+                        TrialSignal(trial_id=self.trial_id, kind="cap_hit", detail=refused)
+                    )
+                stats.cap_hit = True
+                stats.refused += 1
+            else:
+                stats.requests += 1
+                if side:
+                    stats.side_requests += 1
+            admission = Admission(self._seq, fp, side, refused)
+        for signal in signals:
+            self._send(signal)
+        return admission
+
+    def _send(self, signal: TrialSignal) -> None:
+        """Call the runner's `notify` (never under the lock; its errors are logged)."""
+        if self.notify is None:
+            return
+        try:
+            self.notify(signal)
+        except Exception:
+            logging.getLogger(__name__).exception("notify failed for %s", signal.kind)
 
     def rate_limited(self, error: BackendHTTPError) -> None:
         """Note a rate-limit refusal from the backend."""
@@ -127,6 +153,15 @@ class Trial:
         )
         with self._lock:
             self._stats.rate_limited.append(event)
+        detail = f"{event.endpoint} answered HTTP {event.status}: {event.message[:200]}"
+        self._send(
+            TrialSignal(
+                trial_id=self.trial_id,
+                kind="rate_limited",
+                detail=detail,
+                retry_after_s=event.retry_after_s,
+            )
+        )
 
     def record(
         self,
