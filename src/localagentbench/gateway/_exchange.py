@@ -38,6 +38,7 @@ class Exchange:
         self.finished: float | None = None
         self._events = events
         self._first: Event | None = None
+        self._counted: tuple[int, int, TokenOrigin] | None = None
         self.on_complete: Callable[[], None] | None = None
         """Called once when the last event is consumed, before the front's closing bytes."""
 
@@ -84,11 +85,21 @@ class Exchange:
         return self.reply
 
     def usage(self) -> tuple[int, int, TokenOrigin]:
-        """(input, output, origin): the backend's figures, else the gateway's count."""
+        """(input, output, origin): the backend's figures, else the gateway's count
+        (computed once, after the reply is complete)."""
         usage = self.reply.usage
         if usage is not None:
             return usage.input_tokens, usage.output_tokens, "backend"
-        return count_request_tokens(self.request), count_reply_tokens(self.reply), "counted"
+        if self._counted is not None:
+            return self._counted
+        counted: tuple[int, int, TokenOrigin] = (
+            count_request_tokens(self.request),
+            count_reply_tokens(self.reply),
+            "counted",
+        )
+        if self.finished is not None:
+            self._counted = counted
+        return counted
 
 
 def dumps(value: Any) -> str:
