@@ -7,8 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from localagentbench._proc import ProcessResult
-from localagentbench.sandbox import SandboxSpec
+from localagentbench.sandbox import Sandbox, SandboxSpec, SandboxUnavailableError, select
 
 RunJailed = Callable[..., ProcessResult]
 """run_jailed(sandbox, script_or_argv, timeout_s=30, env=None, **spec_overrides)."""
@@ -24,3 +26,10 @@ def make_spec(trial: dict[str, Path], **overrides: Any) -> SandboxSpec:
 
 def is_root() -> bool:
     return os.geteuid() == 0
+
+
+def backend_or_skip(name: str) -> Sandbox:
+    try:
+        return select(name)
+    except SandboxUnavailableError as e:
+        pytest.skip(str(e))

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from localagentbench._proc import ProcessResult, run_process
-from localagentbench.sandbox import Sandbox, SandboxUnavailableError, select
+from localagentbench.sandbox import Sandbox
 
-from ._helpers import make_spec
+from ._helpers import backend_or_skip, make_spec
 
 
 @pytest.fixture
@@ -36,13 +36,6 @@ def trial(trial_root: Path) -> dict[str, Path]:
     (dirs["heldout"] / "test_hidden_secret.py").write_text("SECRET = 'heldout'\n")
     (dirs["run"] / "solution.patch").write_text("+reference solution\n")
     return dirs
-
-
-def backend_or_skip(name: str) -> Sandbox:
-    try:
-        return select(name)
-    except SandboxUnavailableError as e:
-        pytest.skip(str(e))
 
 
 @pytest.fixture

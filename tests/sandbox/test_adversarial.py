@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from localagentbench._proc import run_process
 from localagentbench.sandbox import Sandbox, package_root
 
-from ._helpers import RunJailed
+from ._helpers import RunJailed, backend_or_skip, make_spec
 
 SUITE_HELDOUT_NAME = "test_heldout_window.py"
 """A held-out test file of the bundled suite, shipped inside the package."""
@@ -219,8 +220,6 @@ def test_connect_to_a_host_unix_socket(
 def test_agent_secrets_stay_off_host_command_lines(jail: Sandbox, trial: dict[str, Path]) -> None:
     """Threat: the agent's environment (a gateway token, a key) shows up in the jail
     command's argv, which every local user can read with ps."""
-    from ._helpers import make_spec
-
     spec = make_spec(trial, env={"PATH": "/usr/bin:/bin", "LAB_TOKEN": "tok-not-in-argv"})
     with jail.wrap(["true"], spec) as jailed:
         assert not any("tok-not-in-argv" in arg for arg in jailed.argv)
@@ -240,3 +239,20 @@ def test_multiprocessing_works_in_the_jail(jail: Sandbox, run_jailed: RunJailed)
     )
     result = run_jailed(jail, [python, "-c", program])
     assert result.stdout.strip() == "[1, 4, 9]", result.stderr
+
+
+@pytest.mark.parametrize("backend", ["bwrap", "landlock", "none"])
+def test_processes_left_behind_are_counted_for_the_record(
+    backend: str, trial: dict[str, Path]
+) -> None:
+    """Threat: the agent leaves background processes behind when it exits (a daemon to
+    tamper with the workspace later): all are killed, and how many is reported."""
+    sandbox = backend_or_skip(backend)
+    spec = make_spec(trial)
+    counts = []
+    for script in ("true", "sleep 100 & (setsid sleep 100 &) ; sleep 0.2"):
+        with sandbox.wrap(["/bin/sh", "-c", script], spec) as jailed:
+            result = run_process(jailed.argv, cwd=jailed.cwd, env=jailed.env, timeout_s=30)
+        assert result.exit_code == 0, result.stderr
+        counts.append(jailed.leftover_processes)
+    assert counts == [0, 2]

@@ -63,8 +63,8 @@ def as_user(
         with sandbox.wrap(["/bin/sh", "-c", script], spec) as jailed:
             # Root prepared the jail's helper files; the user starting bwrap must own them
             # (on a laptop, one user does both).
-            scratch = next(Path(a).parent for a in jailed.argv if a.startswith("/tmp/lab-jail-"))
-            chown_tree(scratch, plain_user.pw_uid, plain_user.pw_gid)
+            assert jailed.report_path is not None
+            chown_tree(jailed.report_path.parent, plain_user.pw_uid, plain_user.pw_gid)
             return run_process(
                 [runuser, "-u", plain_user.pw_name, "--", *jailed.argv],
                 cwd=jailed.cwd,
@@ -158,6 +158,8 @@ def landlock_as_user(
     def run(script: str) -> ProcessResult:
         spec = make_spec(trial, python=SYSTEM_PYTHON)
         with sandbox.wrap(["/bin/sh", "-c", script], spec) as jailed:
+            assert jailed.report_path is not None  # helper files: see as_user
+            chown_tree(jailed.report_path.parent, plain_user.pw_uid, plain_user.pw_gid)
             return run_process(
                 [runuser, "-u", plain_user.pw_name, "--", *jailed.argv],
                 cwd=jailed.cwd,

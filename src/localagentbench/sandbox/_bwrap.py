@@ -33,7 +33,13 @@ from localagentbench.sandbox._layout import (
 )
 from localagentbench.sandbox._relay import Relay, tcp_connector
 from localagentbench.sandbox._spec import SandboxSpec, SandboxUnavailableError
-from localagentbench.sandbox._wrapped import Wrapped, lend_trees, new_scratch_path, scratch_dir
+from localagentbench.sandbox._wrapped import (
+    Wrapped,
+    create_report,
+    lend_trees,
+    new_scratch_path,
+    scratch_dir,
+)
 
 __all__ = ["BWRAP_INSTALL", "BwrapSandbox", "find_bwrap"]
 
@@ -41,6 +47,7 @@ BWRAP_INSTALL = "apt-get install bubblewrap (Debian/Ubuntu) or dnf install bubbl
 _IN_JAIL_LAUNCHER = Path("/run/lab")
 _IN_JAIL_SOCKET = "/run/lab-gateway.sock"
 _IN_JAIL_ENV = "/run/lab-env"
+_IN_JAIL_REPORT = "/run/lab-report"
 
 
 def find_bwrap() -> Path:
@@ -198,6 +205,8 @@ class BwrapSandbox:
             "gid": jail.gid,
             "seccomp": {},  # no nested user namespaces (bwrap cannot forbid them as root), io_uring
             "env_file": _IN_JAIL_ENV,
+            "report": _IN_JAIL_REPORT,
+            "supervise": True,
         }
         if spec.network == "gateway":
             config["forward"] = {"port": spec.gateway_port, "socket": _IN_JAIL_SOCKET}
@@ -228,6 +237,7 @@ class BwrapSandbox:
                 mounts.add("--ro-bind", str(path), "/dev/null")
         mounts.add("--ro-bind", str(_IN_JAIL_LAUNCHER), str(LAUNCHER_DIR))
         mounts.add("--ro-bind", _IN_JAIL_ENV, str(scratch / "env"))
+        mounts.add("--bind", _IN_JAIL_REPORT, str(scratch / "report"))
         if spec.network == "gateway":
             mounts.add("--ro-bind", _IN_JAIL_SOCKET, str(scratch / "gateway.sock"))
         args += mounts.args
@@ -237,6 +247,7 @@ class BwrapSandbox:
             stack.enter_context(scratch_dir(scratch))
             stack.callback(_await_jail_end, info)
             _write_identity(scratch, jail, spec)
+            create_report(scratch / "report")
             fd = os.open(scratch / "env", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "wb") as f:
                 f.write(encode_env(spec.env))
@@ -252,7 +263,14 @@ class BwrapSandbox:
                 relay.start()
                 stack.callback(relay.stop)
 
-        return Wrapped(tuple(args), {}, spec.workspace, self.level, _setup=setup)
+        return Wrapped(
+            tuple(args),
+            {},
+            spec.workspace,
+            self.level,
+            report_path=scratch / "report",
+            _setup=setup,
+        )
 
     @staticmethod
     def _namespace_args(jail: JailPlan, spec: SandboxSpec) -> list[str]:

@@ -17,11 +17,13 @@ __all__ = [
     "install_seccomp",
     "landlock_abi",
     "landlock_restrict",
+    "set_dumpable",
     "set_no_new_privs",
     "set_subreaper",
 ]
 
 _PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_DUMPABLE = 4
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
@@ -95,6 +97,11 @@ def _prctl(option: int, arg2: int | ctypes.c_void_p) -> None:
 def set_no_new_privs() -> None:
     """Forbid this process and its children to gain privileges (setuid bits, file caps)."""
     _prctl(_PR_SET_NO_NEW_PRIVS, 1)
+
+
+def set_dumpable(dumpable: bool) -> None:
+    """Whether same-uid processes may ptrace us or open our /proc entries (fds, environ)."""
+    _prctl(_PR_SET_DUMPABLE, int(dumpable))
 
 
 def set_subreaper() -> None:

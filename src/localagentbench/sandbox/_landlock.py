@@ -28,7 +28,13 @@ from localagentbench.sandbox._layout import (
     plan,
 )
 from localagentbench.sandbox._spec import SandboxError, SandboxSpec, SandboxUnavailableError
-from localagentbench.sandbox._wrapped import Wrapped, lend_trees
+from localagentbench.sandbox._wrapped import (
+    Wrapped,
+    create_report,
+    lend_trees,
+    new_scratch_path,
+    scratch_dir,
+)
 
 __all__ = ["LandlockSandbox"]
 
@@ -78,6 +84,7 @@ class LandlockSandbox:
         if not argv:
             raise ValueError("empty argv")
         jail = plan(spec, self.root)
+        scratch = new_scratch_path()
         warnings = []
         if self.abi < 4:
             warnings.append(f"landlock ABI {self.abi}: network not restricted (needs ABI 4)")
@@ -100,6 +107,7 @@ class LandlockSandbox:
             # Landlock does not confine connect() on the host's pathname unix sockets.
             "seccomp": {"deny_unix_sockets": True},
             "supervise": True,
+            "report": str(scratch / "report"),
             "drop_env": drop_env,
             "landlock": {
                 "ro": [*_READ_ONLY, *map(str, jail.readonly), str(LAUNCHER_DIR)],
@@ -117,10 +125,18 @@ class LandlockSandbox:
             if jail.uid is not None:
                 _check_searchable([spec.workspace, spec.home], jail.uid)
             tmpdir.mkdir(exist_ok=True)
+            stack.enter_context(scratch_dir(scratch))
+            create_report(scratch / "report")
             if jail.uid is not None and jail.gid is not None:
                 stack.enter_context(lend_trees([spec.workspace, spec.home], jail.uid, jail.gid))
 
         command = launcher_command(jail.python, LAUNCHER_DIR, config) + list(argv)
         return Wrapped(
-            tuple(command), env, spec.workspace, self.level, tuple(warnings), _setup=setup
+            tuple(command),
+            env,
+            spec.workspace,
+            self.level,
+            tuple(warnings),
+            report_path=scratch / "report",
+            _setup=setup,
         )

@@ -4,8 +4,8 @@ Run as ``python -E -s -S _launcher.py CONFIG -- AGENT_ARGV...`` (CONFIG: hex mar
 directly for the landlock and none backends). In order it: sets resource limits; opens the
 gateway listener; applies landlock; drops to the agent's uid when root; blocks new user
 namespaces (seccomp); starts the gateway forwarder (double-forked, so the agent is not its
-parent); then either execs the agent (inside a PID namespace, whose end kills everything) or,
-without one, supervises it as a subreaper and kills every descendant when it ends.
+parent); then either execs the agent or supervises it: runs it as a child, is its subreaper,
+and when it ends reports how many processes it left running and kills them all.
 
 Standard library only, and imports only its sibling files: the localagentbench package is
 not visible inside the jail. Exit code 125 with a ``localagentbench launcher:`` line on
@@ -145,12 +145,16 @@ def _kill_descendants() -> None:
         time.sleep(0.005)
 
 
-def _supervise(argv: list[str]) -> int:
-    """Run the agent as a child; when it ends (or we are told to stop) kill all it left."""
+def _supervise(argv: list[str], report: int | None) -> int:
+    """Run the agent as a child; when it ends (or we are told to stop) kill all it left.
+
+    How many processes it left running is written to the `report` descriptor.
+    """
     _kernel.set_subreaper()
     agent = os.fork()
     if agent == 0:
         _exec(argv)
+    _kernel.set_dumpable(False)  # the agent, same uid or not, cannot reach our descriptors
 
     def stop(signum: int, _frame: object) -> None:
         _quietly(os.kill, agent, signum)
@@ -164,6 +168,9 @@ def _supervise(argv: list[str]) -> int:
         pid, status = os.waitpid(-1, 0)
         if pid == agent:
             break
+    if report is not None:
+        os.write(report, f"leftover_processes {len(_descendants())}\n".encode())
+        os.close(report)
     _kill_descendants()
     if os.WIFSIGNALED(status):
         died_of = os.WTERMSIG(status)
@@ -180,7 +187,7 @@ def _exec(argv: list[str]) -> None:
         os._exit(127)
 
 
-def _setup(config: dict[str, Any]) -> socket.socket | None:
+def _setup(config: dict[str, Any]) -> tuple[socket.socket | None, int | None]:
     env_file = config.get("env_file")
     if env_file:  # the agent's whole environment; read while we may (it is mode 0600)
         with open(env_file, "rb") as f:
@@ -190,6 +197,8 @@ def _setup(config: dict[str, Any]) -> socket.socket | None:
             key, _, value = entry.partition(b"=")
             os.environb[key] = value
     _set_limits(config.get("limits") or {})
+    report = config.get("report")  # opened now: later neither landlock nor our uid may allow it
+    report_fd = os.open(report, os.O_WRONLY | os.O_TRUNC | os.O_CLOEXEC) if report else None
     listener = _forward_listener(config.get("forward"))
     landlock = config.get("landlock")
     if landlock:  # before dropping privileges: the rules' paths are opened with ours
@@ -200,7 +209,7 @@ def _setup(config: dict[str, Any]) -> socket.socket | None:
         raise _SetupError("no seccomp filter for this architecture")
     for name in config.get("drop_env") or ():
         os.environ.pop(name, None)
-    return listener
+    return listener, report_fd
 
 
 def main(args: list[str]) -> int:
@@ -212,7 +221,7 @@ def main(args: list[str]) -> int:
         config = marshal.loads(bytes.fromhex(args[0]))
         if not isinstance(config, dict):
             raise ValueError("config is not a mapping")
-        listener = _setup(config)
+        listener, report = _setup(config)
         if listener is not None:
             _start_forwarder(listener, config["forward"]["socket"])
     except (_SetupError, OSError, ValueError, KeyError) as e:
@@ -220,7 +229,7 @@ def main(args: list[str]) -> int:
         return SETUP_FAILED
     argv = args[2:]
     if config.get("supervise"):
-        return _supervise(argv)
+        return _supervise(argv, report)
     _exec(argv)
     return 127  # not reached
 

@@ -6,12 +6,13 @@ the last fallback: every use logs a warning and the trial record says ``isolatio
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Sequence
 
 from localagentbench.sandbox._layout import LAUNCHER_DIR, launcher_command, limits_config, plan
 from localagentbench.sandbox._spec import SandboxSpec
-from localagentbench.sandbox._wrapped import Wrapped
+from localagentbench.sandbox._wrapped import Wrapped, create_report, new_scratch_path, scratch_dir
 
 __all__ = ["NONE_WARNING", "NoneSandbox"]
 
@@ -32,12 +33,25 @@ class NoneSandbox:
         if not argv:
             raise ValueError("empty argv")
         logging.getLogger(__name__).warning(NONE_WARNING)
+        scratch = new_scratch_path()
         config: dict[str, object] = {
             "limits": limits_config(spec),
             "supervise": True,
+            "report": str(scratch / "report"),
             "drop_env": [] if "LC_CTYPE" in spec.env else ["LC_CTYPE"],  # Python C-locale fix
         }
         command = launcher_command(plan(spec).python, LAUNCHER_DIR, config) + list(argv)
+
+        def setup(stack: contextlib.ExitStack[bool | None]) -> None:
+            stack.enter_context(scratch_dir(scratch))
+            create_report(scratch / "report")
+
         return Wrapped(
-            tuple(command), dict(spec.env), spec.workspace, self.level, warnings=(NONE_WARNING,)
+            tuple(command),
+            dict(spec.env),
+            spec.workspace,
+            self.level,
+            warnings=(NONE_WARNING,),
+            report_path=scratch / "report",
+            _setup=setup,
         )

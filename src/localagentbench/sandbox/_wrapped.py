@@ -14,7 +14,14 @@ from types import TracebackType
 
 from localagentbench.sandbox._spec import SandboxError
 
-__all__ = ["LAUNCHER_FAILED", "LAUNCHER_MARKER", "Wrapped", "chown_tree", "new_scratch_path"]
+__all__ = [
+    "LAUNCHER_FAILED",
+    "LAUNCHER_MARKER",
+    "Wrapped",
+    "chown_tree",
+    "create_report",
+    "new_scratch_path",
+]
 
 LAUNCHER_FAILED = 125
 """Exit code of the in-jail launcher when the jail could not be set up."""
@@ -82,6 +89,22 @@ def scratch_dir(path: Path) -> Iterator[Path]:
         shutil.rmtree(path, ignore_errors=True)
 
 
+def create_report(path: Path) -> None:
+    """An empty report file only the harness's uid can open (the launcher opens it early)."""
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
+def read_report(path: Path) -> int | None:
+    """The launcher's count of processes the agent left behind, if it wrote one."""
+    try:
+        words = path.read_text().split()
+    except OSError:
+        return None
+    if len(words) == 2 and words[0] == "leftover_processes" and words[1].isdigit():
+        return int(words[1])
+    return None
+
+
 @dataclass
 class Wrapped:
     """A command ready for `run_process`, valid inside its ``with`` block.
@@ -100,6 +123,11 @@ class Wrapped:
     """The isolation level this command enforces (see `isolation_level`)."""
     warnings: tuple[str, ...] = ()
     """Weaknesses of this jail worth a log line (e.g. no network restriction)."""
+    report_path: Path | None = None
+    """Where the launcher reports on the agent's end (read when the block is left)."""
+    leftover_processes: int | None = None
+    """Set on leaving the block: processes the agent left running when it exited (daemons,
+    background jobs), all killed. None when unknown (timeout, jail failure)."""
     _setup: Setup | None = field(default=None, repr=False)
     _stack: contextlib.ExitStack[bool | None] | None = field(default=None, repr=False)
 
@@ -143,5 +171,8 @@ class Wrapped:
     def close(self) -> None:
         """Stop helpers and undo preparations; safe to call more than once."""
         stack, self._stack = self._stack, None
-        if stack is not None:
-            stack.close()
+        if stack is None:
+            return
+        if self.report_path is not None:
+            self.leftover_processes = read_report(self.report_path)
+        stack.close()
