@@ -210,3 +210,11 @@ def test_trial_ids_must_be_url_safe(gateway: Gateway, tmp_path: Path, bad: str) 
         gateway.open_trial(
             bad, model="scripted/fix-greeting", workspace=tmp_path, log_path=tmp_path / "g"
         )
+
+
+def test_open_trial_before_start_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(GatewayError, match="start the gateway"):
+        Gateway().open_trial(
+            "t", model="scripted/fix-greeting", workspace=tmp_path, log_path=tmp_path / "g"
+        )
+    assert not (tmp_path / "g").exists()

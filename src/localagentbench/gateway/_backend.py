@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Protocol
 
 import aiohttp
@@ -41,13 +42,15 @@ class Backend(Protocol):
         ...
 
 
-BACKENDS: dict[str, str] = {
-    "scripted": "localagentbench.gateway._backend_scripted:scripted_backend",
-    "replay": "localagentbench.gateway._backend_scripted:replay_backend",
-    "openai": "localagentbench.gateway._backend_openai:openai_backend",
-    "ollama": "localagentbench.gateway._backend_ollama:ollama_backend",
-    "anthropic": "localagentbench.gateway._backend_anthropic:anthropic_backend",
-}
+BACKENDS: Mapping[str, str] = MappingProxyType(
+    {
+        "scripted": "localagentbench.gateway._backend_scripted:scripted_backend",
+        "replay": "localagentbench.gateway._backend_scripted:replay_backend",
+        "openai": "localagentbench.gateway._backend_openai:openai_backend",
+        "ollama": "localagentbench.gateway._backend_ollama:ollama_backend",
+        "anthropic": "localagentbench.gateway._backend_anthropic:anthropic_backend",
+    }
+)
 """Model id prefix -> factory `(rest of the id) -> Backend`, imported lazily."""
 
 

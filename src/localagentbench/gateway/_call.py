@@ -6,7 +6,8 @@ import asyncio
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 
 import aiohttp
 from aiohttp import web
@@ -19,7 +20,7 @@ from localagentbench.gateway._front import Front
 from localagentbench.gateway._routes import Route
 from localagentbench.gateway._trial import Admission, Trial
 
-NO_RETRY = {"x-should-retry": "false"}
+NO_RETRY: Mapping[str, str] = MappingProxyType({"x-should-retry": "false"})
 """Header the OpenAI and Anthropic SDKs honour: do not retry this error."""
 
 
@@ -71,11 +72,14 @@ class _Recorder:
 
 
 def error_response(
-    front: Front, status: int, message: str, kind: str, headers: dict[str, str] | None = None
+    front: Front, status: int, message: str, kind: str, headers: Mapping[str, str] | None = None
 ) -> web.Response:
     """An error in the front's own shape."""
     return web.json_response(
-        front.error_body(status, message, kind), status=status, headers=headers, dumps=dumps
+        front.error_body(status, message, kind),
+        status=status,
+        headers=dict(headers or {}),
+        dumps=dumps,
     )
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from aiohttp import web
@@ -22,11 +24,13 @@ from localagentbench.gateway._errors import BadRequest
 from localagentbench.gateway._exchange import Exchange, dumps, sse
 from localagentbench.gateway._front import text_of
 
-STOP_REASONS: dict[FinishReason, str] = {
-    "stop": "end_turn",
-    "tool_calls": "tool_use",
-    "length": "max_tokens",
-}
+STOP_REASONS: Mapping[FinishReason, str] = MappingProxyType(
+    {
+        "stop": "end_turn",
+        "tool_calls": "tool_use",
+        "length": "max_tokens",
+    }
+)
 
 
 def parse_messages(raw: list[Any]) -> list[Message]:

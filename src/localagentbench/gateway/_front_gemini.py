@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from aiohttp import web
@@ -20,7 +22,9 @@ from localagentbench.gateway._errors import BadRequest
 from localagentbench.gateway._exchange import Exchange, dumps
 from localagentbench.gateway._front import text_of
 
-FINISH: dict[FinishReason, str] = {"stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS"}
+FINISH: Mapping[FinishReason, str] = MappingProxyType(
+    {"stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS"}
+)
 
 
 def lower_types(schema: Any) -> Any:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from aiohttp import web
@@ -22,7 +24,9 @@ from localagentbench.gateway._errors import BadRequest
 from localagentbench.gateway._exchange import Exchange, dumps
 from localagentbench.gateway._front import text_of
 
-SSE_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+SSE_HEADERS: Mapping[str, str] = MappingProxyType(
+    {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+)
 
 
 def parse_tools(raw: Any) -> list[ToolSpec]:
@@ -117,7 +121,7 @@ class OpenAIChatFront:
                 },
                 dumps=dumps,
             )
-        response = web.StreamResponse(headers=SSE_HEADERS)
+        response = web.StreamResponse(headers=dict(SSE_HEADERS))
         await response.prepare(http)
         head = f'{{"id":"{ident}","object":"chat.completion.chunk","created":{created},"model":{dumps(model)},'
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Literal
 
 import aiohttp
@@ -16,23 +18,27 @@ from localagentbench.gateway._backend import Backend, CallContext, make_backend
 from localagentbench.gateway._canonical import ChatRequest, Message, Reply, ToolSpec
 from localagentbench.gateway._errors import BackendHTTPError, BackendUnavailable, GatewayError
 
-HINTS: dict[str, str] = {
-    "openai": "the server is running and LAB_OPENAI_BASE_URL or OPENAI_BASE_URL points at its /v1 "
-    "(llama.cpp: http://127.0.0.1:8080/v1), the model name, and LAB_OPENAI_API_KEY or OPENAI_API_KEY",
-    "ollama": "`ollama serve` is running at OLLAMA_HOST (default 127.0.0.1:11434) and the model is "
-    "pulled (`ollama pull MODEL`)",
-    "anthropic": "ANTHROPIC_API_KEY (or LAB_ANTHROPIC_API_KEY), the model name, and "
-    "LAB_ANTHROPIC_BASE_URL or ANTHROPIC_BASE_URL if you use a proxy",
-    "scripted": "the script path or the shipped script name",
-    "replay": "the cassette path",
-}
+HINTS: Mapping[str, str] = MappingProxyType(
+    {
+        "openai": "the server is running and LAB_OPENAI_BASE_URL or OPENAI_BASE_URL points at its /v1 "
+        "(llama.cpp: http://127.0.0.1:8080/v1), the model name, and LAB_OPENAI_API_KEY or OPENAI_API_KEY",
+        "ollama": "`ollama serve` is running at OLLAMA_HOST (default 127.0.0.1:11434) and the model is "
+        "pulled (`ollama pull MODEL`)",
+        "anthropic": "ANTHROPIC_API_KEY (or LAB_ANTHROPIC_API_KEY), the model name, and "
+        "LAB_ANTHROPIC_BASE_URL or ANTHROPIC_BASE_URL if you use a proxy",
+        "scripted": "the script path or the shipped script name",
+        "replay": "the cassette path",
+    }
+)
 """What to check, per backend prefix."""
 
-STATUS_HINTS: dict[int, str] = {
-    401: "the API key is missing or wrong",
-    403: "the API key lacks access to this model",
-    404: "the model name, or the base URL path (OpenAI-compatible servers want .../v1)",
-}
+STATUS_HINTS: Mapping[int, str] = MappingProxyType(
+    {
+        401: "the API key is missing or wrong",
+        403: "the API key lacks access to this model",
+        404: "the model name, or the base URL path (OpenAI-compatible servers want .../v1)",
+    }
+)
 
 PSEUDO_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
     re.compile(p, re.IGNORECASE | re.DOTALL)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
@@ -134,16 +135,18 @@ async def gemini_count_tokens(http: web.Request, trial: Trial) -> web.StreamResp
         )
 
 
-STATIC: dict[tuple[str, str], Static] = {
-    ("GET", "/v1/models"): list_models,
-    ("GET", "/models"): list_models,
-    ("GET", "/api/tags"): tags,
-    ("GET", "/api/ps"): running,
-    ("GET", "/api/version"): version,
-    ("POST", "/api/show"): show,
-    ("POST", "/api/pull"): pull,
-    ("POST", "/v1/messages/count_tokens"): count_tokens,
-}
+STATIC: Mapping[tuple[str, str], Static] = MappingProxyType(
+    {
+        ("GET", "/v1/models"): list_models,
+        ("GET", "/models"): list_models,
+        ("GET", "/api/tags"): tags,
+        ("GET", "/api/ps"): running,
+        ("GET", "/api/version"): version,
+        ("POST", "/api/show"): show,
+        ("POST", "/api/pull"): pull,
+        ("POST", "/v1/messages/count_tokens"): count_tokens,
+    }
+)
 """Exact (method, path) -> listing endpoint."""
 
 GEMINI_PATH = re.compile(r"^/v1(?:beta|alpha)?/models/(?P<model>[^/:]+):(?P<op>\w+)$")

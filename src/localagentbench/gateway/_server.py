@@ -198,6 +198,8 @@ class Gateway:
         `notify` is called on the gateway's thread with each `TrialSignal` (cap_hit,
         loop_detected, rate_limited) as it happens; it must be quick.
         """
+        if self._port is None:
+            raise GatewayError("start the gateway before opening trials")
         if not TRIAL_ID.fullmatch(trial_id):
             raise GatewayError(
                 f"trial id {trial_id!r} must match {TRIAL_ID.pattern} (it is a URL path segment)"
