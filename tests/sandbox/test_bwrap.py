@@ -97,3 +97,11 @@ def test_missing_agent_binary_exits_127_with_a_clear_line(
     result = run_jailed(bwrap, ["no-such-agent-cli"])
     assert result.exit_code == 127
     assert "cannot run no-such-agent-cli" in result.stderr
+
+
+def test_launcher_report_is_out_of_the_agents_reach(bwrap: Sandbox, run_jailed: RunJailed) -> None:
+    """Threat: the agent forges the launcher's report (how many processes it left behind):
+    no path to it exists in the jail and the agent inherits no descriptor to it."""
+    result = run_jailed(bwrap, "ls /run; ls -l /proc/self/fd")
+    assert "lab-report" not in result.stdout
+    assert "report" not in result.stdout, result.stdout

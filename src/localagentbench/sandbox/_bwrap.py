@@ -47,7 +47,8 @@ BWRAP_INSTALL = "apt-get install bubblewrap (Debian/Ubuntu) or dnf install bubbl
 _IN_JAIL_LAUNCHER = Path("/run/lab")
 _IN_JAIL_SOCKET = "/run/lab-gateway.sock"
 _IN_JAIL_ENV = "/run/lab-env"
-_IN_JAIL_REPORT = "/run/lab-report"
+_REPORT_FD = 4
+"""The launcher's report goes out on this descriptor: no path to it exists in the jail."""
 
 
 def find_bwrap() -> Path:
@@ -205,16 +206,17 @@ class BwrapSandbox:
             "gid": jail.gid,
             "seccomp": {},  # no nested user namespaces (bwrap cannot forbid them as root), io_uring
             "env_file": _IN_JAIL_ENV,
-            "report": _IN_JAIL_REPORT,
+            "report_fd": _REPORT_FD,
             "supervise": True,
         }
         if spec.network == "gateway":
             config["forward"] = {"port": spec.gateway_port, "socket": _IN_JAIL_SOCKET}
         command = launcher_command(jail.python, _IN_JAIL_LAUNCHER, config) + list(argv)
-        # bwrap reports the jail's PID namespace on fd 3; a shell opens it to a file first,
-        # since run_process passes no descriptors.
-        info = scratch / "info.json"
-        args = ["/bin/sh", "-c", f'exec "$@" 3>{shlex.quote(str(info))}', "lab-jail"]
+        # bwrap reports the jail's PID namespace on fd 3 and the launcher its own report on
+        # fd 4; run_process passes no descriptors, so a shell opens both files first.
+        info, report = scratch / "info.json", scratch / "report"
+        redirects = f"3>{shlex.quote(str(info))} {_REPORT_FD}>{shlex.quote(str(report))}"
+        args = ["/bin/sh", "-c", f'exec "$@" {redirects}', "lab-jail"]
         args += [str(self.bwrap), "--info-fd", "3", *self._namespace_args(jail, spec)]
         args += ["--clearenv"]  # the launcher loads spec.env from a file: no secrets in argv
         mounts = _Mounts()
@@ -237,7 +239,6 @@ class BwrapSandbox:
                 mounts.add("--ro-bind", str(path), "/dev/null")
         mounts.add("--ro-bind", str(_IN_JAIL_LAUNCHER), str(LAUNCHER_DIR))
         mounts.add("--ro-bind", _IN_JAIL_ENV, str(scratch / "env"))
-        mounts.add("--bind", _IN_JAIL_REPORT, str(scratch / "report"))
         if spec.network == "gateway":
             mounts.add("--ro-bind", _IN_JAIL_SOCKET, str(scratch / "gateway.sock"))
         args += mounts.args
@@ -247,7 +248,7 @@ class BwrapSandbox:
             stack.enter_context(scratch_dir(scratch))
             stack.callback(_await_jail_end, info)
             _write_identity(scratch, jail, spec)
-            create_report(scratch / "report")
+            create_report(report)
             fd = os.open(scratch / "env", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "wb") as f:
                 f.write(encode_env(spec.env))
@@ -268,7 +269,7 @@ class BwrapSandbox:
             {},
             spec.workspace,
             self.level,
-            report_path=scratch / "report",
+            report_path=report,
             _setup=setup,
         )
 

@@ -197,8 +197,11 @@ def _setup(config: dict[str, Any]) -> tuple[socket.socket | None, int | None]:
             key, _, value = entry.partition(b"=")
             os.environb[key] = value
     _set_limits(config.get("limits") or {})
-    report = config.get("report")  # opened now: later neither landlock nor our uid may allow it
-    report_fd = os.open(report, os.O_WRONLY | os.O_TRUNC | os.O_CLOEXEC) if report else None
+    report_fd: int | None = config.get("report_fd")  # inherited: the agent must not inherit it
+    if report_fd is not None:
+        os.set_inheritable(report_fd, False)
+    elif config.get("report"):  # opened now: later neither landlock nor our uid may allow it
+        report_fd = os.open(config["report"], os.O_WRONLY | os.O_TRUNC | os.O_CLOEXEC)
     listener = _forward_listener(config.get("forward"))
     landlock = config.get("landlock")
     if landlock:  # before dropping privileges: the rules' paths are opened with ours
