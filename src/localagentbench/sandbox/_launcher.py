@@ -1,11 +1,12 @@
 """In-jail launcher: applies limits and confinement to itself, then becomes the agent.
 
-Run as ``python -E -s -S _launcher.py CONFIG -- AGENT_ARGV...`` (CONFIG: hex marshal data) (from inside bwrap, or
-directly for the landlock and none backends). In order it: sets resource limits; opens the
-gateway listener; applies landlock; drops to the agent's uid when root; blocks new user
-namespaces (seccomp); starts the gateway forwarder (double-forked, so the agent is not its
-parent); then either execs the agent or supervises it: runs it as a child, is its subreaper,
-and when it ends reports how many processes it left running and kills them all.
+Run as ``python -E -s -S _launcher.py CONFIG -- AGENT_ARGV...`` (CONFIG: hex marshal data),
+inside bwrap or directly for the landlock and none backends. In order it: loads the agent's
+environment from a file (bwrap); sets resource limits; opens the gateway listener; applies
+landlock; drops to the agent's uid when root; installs the seccomp filter (no new user
+namespaces, no io_uring); starts the gateway forwarder (double-forked, so the agent is not
+its parent); then supervises the agent: runs it as a child, is its subreaper, and when it
+ends reports how many processes it left running and kills them all.
 
 Standard library only, and imports only its sibling files: the localagentbench package is
 not visible inside the jail. Exit code 125 with a ``localagentbench launcher:`` line on
