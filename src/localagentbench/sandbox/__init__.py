@@ -2,10 +2,14 @@
 
 Backends turn an agent's command into a jailed one; they never run it. The runner does::
 
-    sandbox = select(None)                      # bwrap, else landlock, else none (warns)
-    with sandbox.wrap(argv, spec) as jailed:
+    sandbox = select(None)                      # once per run: bwrap, landlock, else none
+    run = run_jailed(sandbox, argv, spec, timeout_s=..., cancel=...)
+    record.isolation = run.isolation            # == isolation_level(sandbox)
+
+which is short for::
+
+    with sandbox.wrap(argv, spec) as jailed:    # entering prepares, leaving tears down
         result = run_process(jailed.argv, cwd=jailed.cwd, env=jailed.env, timeout_s=...)
-    record.isolation = isolation_level(sandbox)
 
 `tamper_report` compares the final workspace with the pristine one for edited test and oracle
 files. See docs/METHODOLOGY.md, "Isolation".
@@ -16,6 +20,7 @@ from localagentbench.sandbox._landlock import LandlockSandbox
 from localagentbench.sandbox._launcher import SETUP_FAILED
 from localagentbench.sandbox._layout import package_root
 from localagentbench.sandbox._none import NoneSandbox
+from localagentbench.sandbox._run import JailedRun, run_jailed
 from localagentbench.sandbox._select import (
     BACKENDS,
     BackendStatus,
@@ -46,6 +51,7 @@ __all__ = [
     "BackendStatus",
     "BwrapSandbox",
     "FileChange",
+    "JailedRun",
     "LandlockSandbox",
     "NoneSandbox",
     "Sandbox",
@@ -57,6 +63,7 @@ __all__ = [
     "available_backends",
     "isolation_level",
     "package_root",
+    "run_jailed",
     "select",
     "tamper_report",
 ]

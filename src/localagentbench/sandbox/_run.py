@@ -1,0 +1,64 @@
+"""`run_jailed`: the one call a runner needs, wrapping, running and reporting in one."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from localagentbench._proc import DEFAULT_OUTPUT_CAP, ProcessResult, run_process
+from localagentbench.sandbox._spec import Sandbox, SandboxSpec
+
+__all__ = ["JailedRun", "run_jailed"]
+
+
+@dataclass(frozen=True)
+class JailedRun:
+    """A command run inside a sandbox, and what the sandbox saw."""
+
+    result: ProcessResult
+    """The process result (of the jail command: the agent's exit code, output, timeout)."""
+    isolation: str
+    """The level enforced, for the trial record's `isolation` field."""
+    jail_failure: str | None
+    """Why the jail itself could not start: record `infra_error`, not an agent failure."""
+    leftover_processes: int | None
+    """Processes the agent left running when it exited (all killed); None if unknown."""
+    warnings: tuple[str, ...]
+    """Weaknesses of this jail (e.g. landlock without network restriction)."""
+
+
+def run_jailed(
+    sandbox: Sandbox,
+    argv: Sequence[str],
+    spec: SandboxSpec,
+    *,
+    timeout_s: float | None = None,
+    grace_s: float = 3.0,
+    output_cap: int = DEFAULT_OUTPUT_CAP,
+    stdin: bytes | None = None,
+    cancel: threading.Event | None = None,
+) -> JailedRun:
+    """Run `argv` in `sandbox` as `spec` says; returns when every jailed process is gone.
+
+    Raises `SandboxError` when the jail cannot be prepared (missing workspace...), and
+    whatever `run_process` raises (``Cancelled`` when `cancel` is set).
+    """
+    with sandbox.wrap(argv, spec) as jailed:
+        result = run_process(
+            jailed.argv,
+            cwd=jailed.cwd,
+            env=jailed.env,
+            timeout_s=timeout_s,
+            grace_s=grace_s,
+            output_cap=output_cap,
+            stdin=stdin,
+            cancel=cancel,
+        )
+    return JailedRun(
+        result=result,
+        isolation=jailed.level,
+        jail_failure=jailed.failure(result.exit_code, result.stderr),
+        leftover_processes=jailed.leftover_processes,
+        warnings=jailed.warnings,
+    )
