@@ -18,8 +18,9 @@ from localagentbench.gateway._canonical import (
     ToolCallStart,
     Usage,
 )
+from localagentbench.gateway._errors import BackendHTTPError
 from localagentbench.gateway._exchange import dumps
-from localagentbench.gateway._upstream import raise_for_status, setting, sse_data
+from localagentbench.gateway._upstream import is_rate_limited, raise_for_status, setting, sse_data
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -112,6 +113,8 @@ class OpenAIBackend:
                 if data == b"[DONE]":
                     break
                 chunk = json.loads(data)
+                if chunk.get("error"):
+                    raise _stream_error(chunk["error"], self.endpoint)
                 if chunk.get("usage"):
                     raw = chunk["usage"]
                     usage = Usage(
@@ -135,6 +138,16 @@ class OpenAIBackend:
                             yield ToolArgsDelta(positions[index], fn["arguments"])
                     finish = choice.get("finish_reason") or finish
             yield Finish(_finish(finish, bool(positions)), usage)
+
+
+def _stream_error(error: Any, endpoint: str) -> BackendHTTPError:
+    """An error object sent inside the stream (vLLM, OpenRouter and others do this)."""
+    message = str(error.get("message") if isinstance(error, dict) else error)
+    code = error.get("code") if isinstance(error, dict) else None
+    status = code if isinstance(code, int) and 400 <= code < 600 else 500
+    return BackendHTTPError(
+        status, message, endpoint=endpoint, rate_limited=is_rate_limited(status, message)
+    )
 
 
 def _finish(reason: str | None, has_calls: bool) -> FinishReason:
