@@ -79,6 +79,15 @@ def test_gateway_mode_reaches_the_gateway(
     assert result.stdout.strip() == "got from-gateway", result.stderr
 
 
+def test_gateway_is_reachable_as_localhost(
+    bwrap: Sandbox, run_jailed: RunJailed, gateway: EchoServer
+) -> None:
+    result = run_jailed(
+        bwrap, _connect("localhost", gateway.port), network="gateway", gateway_port=gateway.port
+    )
+    assert result.stdout.strip() == "got from-gateway", result.stderr
+
+
 def test_gateway_mode_serves_many_connections(
     bwrap: Sandbox, run_jailed: RunJailed, gateway: EchoServer
 ) -> None:

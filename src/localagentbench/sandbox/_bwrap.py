@@ -112,7 +112,9 @@ def _write_identity(scratch: Path, jail: JailPlan, spec: SandboxSpec) -> None:
             else f"root:x:0:0:root:{spec.home}:/bin/sh\n"
         ),
         "/etc/group": "root:x:0:\n" + (f"agent:x:{gid}:\n" if gid != 0 else ""),
-        "/etc/hosts": "127.0.0.1 localhost\n::1 localhost\n",
+        # IPv4 only: the gateway forwarder listens on 127.0.0.1, and a client resolving
+        # "localhost" to ::1 first would find nothing there.
+        "/etc/hosts": "127.0.0.1 localhost lab-jail\n",
     }
     for target, text in contents.items():
         host = scratch / Path(target).name
