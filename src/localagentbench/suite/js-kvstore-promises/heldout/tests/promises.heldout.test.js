@@ -8,8 +8,11 @@ const os = require('node:os');
 const path = require('node:path');
 const { FileStore } = require('../src');
 
+const SCRATCH = fs.mkdtempSync(path.join(os.tmpdir(), 'dirkv-heldout-'));
+process.on('exit', () => fs.rmSync(SCRATCH, { recursive: true, force: true }));
+
 function tempStore(t) {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'dirkv-heldout-'));
+  const root = fs.mkdtempSync(path.join(SCRATCH, 'store-'));
   t.after(() => fs.rmSync(root, { recursive: true, force: true }));
   return new FileStore(path.join(root, 'state'));
 }
