@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import anthropic
 import httpx
 import openai
 import pytest
@@ -190,3 +191,43 @@ def test_cassette_records_and_replays_in_another_workspace(
             messages=[{"role": "system", "content": "s"}, *messages],
             tools=tools,  # type: ignore[arg-type, list-item]
         )
+
+
+def test_tool_choice_and_stop_survive_translation(
+    upstream: Gateway,
+    gateway: Gateway,
+    open_trial: OpenTrial,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Anthropic in, OpenAI out; then OpenAI in, Anthropic out."""
+    up = open_upstream(upstream, tmp_path)
+    monkeypatch.setenv("LAB_OPENAI_BASE_URL", up.openai_base_url)
+    monkeypatch.setenv("LAB_ANTHROPIC_BASE_URL", up.anthropic_base_url)
+    schema = {"type": "object", "properties": {"command": {"type": "string"}}}
+    first = open_trial("a", model="openai/m")
+    anthropic.Anthropic(base_url=first.anthropic_base_url, api_key="k").messages.create(
+        model="x",
+        max_tokens=50,
+        messages=[{"role": "user", "content": "go"}],
+        tools=[{"name": "bash", "input_schema": schema}],  # type: ignore[list-item]
+        tool_choice={"type": "tool", "name": "bash"},
+        stop_sequences=["END"],
+    )
+    second = open_trial("b", model="anthropic/m")
+    api(second).chat.completions.create(
+        model="x",
+        messages=[{"role": "user", "content": "go on"}],
+        tools=TOOLS,  # type: ignore[arg-type]
+        tool_choice="required",
+        stop=["HALT"],
+    )
+    upstream.stats("up")
+    sent = [
+        json.loads(line)["request"]
+        for line in (tmp_path / "up" / "gateway.jsonl").read_text().splitlines()
+    ]
+    assert sent[0]["tool_choice"] == {"type": "function", "function": {"name": "bash"}}
+    assert sent[0]["stop"] == ["END"]
+    assert sent[1]["tool_choice"] == {"type": "any"}
+    assert sent[1]["stop_sequences"] == ["HALT"]

@@ -106,6 +106,15 @@ class AnthropicBackend:
             body["output_config"] = {
                 "format": {"type": "json_schema", "schema": request.json_schema}
             }
+        if request.tool_choice is not None and request.tools:
+            choice = request.tool_choice
+            body["tool_choice"] = (
+                {"type": "tool", "name": choice.removeprefix("tool:")}
+                if choice.startswith("tool:")
+                else {"type": {"required": "any"}.get(choice, choice)}
+            )
+        if request.stop:
+            body["stop_sequences"] = request.stop
         if request.temperature is not None:
             body["temperature"] = request.temperature
         headers = {"anthropic-version": API_VERSION, "x-api-key": self.api_key}

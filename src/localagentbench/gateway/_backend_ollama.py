@@ -92,6 +92,8 @@ class OllamaBackend:
         options: dict[str, Any] = {}
         if request.max_tokens is not None:
             options["num_predict"] = request.max_tokens
+        if request.stop:
+            options["stop"] = request.stop
         if request.temperature is not None:
             options["temperature"] = request.temperature
         if options:

@@ -67,6 +67,15 @@ def encode_request(request: ChatRequest, model: str) -> dict[str, Any]:
         ]
     if request.max_tokens is not None:
         body["max_tokens"] = request.max_tokens
+    if request.tool_choice is not None and request.tools:
+        name = request.tool_choice.removeprefix("tool:")
+        body["tool_choice"] = (
+            {"type": "function", "function": {"name": name}}
+            if request.tool_choice.startswith("tool:")
+            else request.tool_choice
+        )
+    if request.stop:
+        body["stop"] = request.stop
     if request.temperature is not None:
         body["temperature"] = request.temperature
     if request.json_schema is not None:

@@ -69,6 +69,9 @@ class ChatRequest:
     json_mode: bool = False
     json_schema: dict[str, Any] | None = None
     include_usage: bool = False
+    tool_choice: str | None = None
+    """None (unspecified), "auto", "none", "required", or "tool:<name>" (that tool)."""
+    stop: list[str] = field(default_factory=list)
 
     def system_text(self) -> str:
         """All system messages joined."""
@@ -161,6 +164,15 @@ def reply_events(reply: Reply) -> list[Event]:
         events.append(ToolArgsDelta(index, call.arguments))
     events.append(Finish(reply.finish, reply.usage))
     return events
+
+
+def stop_list(value: Any) -> list[str]:
+    """A stop field that is a string, a list of strings, or missing."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [item for item in value if isinstance(item, str)]
+    return []
 
 
 def count_tokens(text: str) -> int:

@@ -19,6 +19,7 @@ from localagentbench.gateway._canonical import (
     ToolCallStart,
     ToolSpec,
     count_request_tokens,
+    stop_list,
 )
 from localagentbench.gateway._errors import BadRequest
 from localagentbench.gateway._exchange import Exchange, dumps, sse
@@ -75,6 +76,15 @@ def parse_messages(raw: list[Any]) -> list[Message]:
     return messages
 
 
+def _tool_choice(value: Any) -> str | None:
+    if not isinstance(value, dict):
+        return None
+    kind = value.get("type")
+    if kind == "tool" and value.get("name"):
+        return f"tool:{value['name']}"
+    return {"auto": "auto", "any": "required", "none": "none"}.get(str(kind))
+
+
 class AnthropicFront:
     """Speaks the Anthropic Messages API, including tool_use blocks and SSE events."""
 
@@ -102,6 +112,8 @@ class AnthropicFront:
             tools=tools,
             json_mode=output_format.get("type") == "json_schema",
             json_schema=output_format.get("schema"),
+            tool_choice=_tool_choice(body.get("tool_choice")),
+            stop=stop_list(body.get("stop_sequences")),
             stream=bool(body.get("stream")),
             max_tokens=body.get("max_tokens"),
             temperature=body.get("temperature"),

@@ -17,6 +17,7 @@ from localagentbench.gateway._canonical import (
     ToolCall,
     ToolSpec,
     count_request_tokens,
+    stop_list,
 )
 from localagentbench.gateway._errors import BadRequest
 from localagentbench.gateway._exchange import Exchange, dumps
@@ -87,6 +88,15 @@ def parse_contents(raw: list[Any]) -> list[Message]:
     return messages
 
 
+def _tool_choice(config: dict[str, Any]) -> str | None:
+    calling = config.get("functionCallingConfig") or {}
+    mode = str(calling.get("mode") or "").upper()
+    names = calling.get("allowedFunctionNames") or []
+    if mode == "ANY" and len(names) == 1:
+        return f"tool:{names[0]}"
+    return {"AUTO": "auto", "ANY": "required", "NONE": "none"}.get(mode)
+
+
 class GeminiFront:
     """Speaks Gemini generateContent (the streaming variant is SSE with `alt=sse`)."""
 
@@ -119,6 +129,8 @@ class GeminiFront:
             max_tokens=config.get("maxOutputTokens"),
             temperature=config.get("temperature"),
             json_mode=config.get("responseMimeType") == "application/json",
+            tool_choice=_tool_choice(body.get("toolConfig") or {}),
+            stop=stop_list(config.get("stopSequences")),
             json_schema=config.get("responseJsonSchema")
             or lower_types(config.get("responseSchema")),
         )

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from localagentbench.gateway._canonical import ChatRequest, Message, TextDelta, ToolCall
+from localagentbench.gateway._canonical import ChatRequest, Message, TextDelta, ToolCall, stop_list
 from localagentbench.gateway._errors import BadRequest
 from localagentbench.gateway._exchange import Exchange, dumps
 from localagentbench.gateway._front import text_of
@@ -96,6 +96,7 @@ class OllamaChatFront:
             stream=body.get("stream", True) is not False,
             max_tokens=options.get("num_predict"),
             temperature=options.get("temperature"),
+            stop=stop_list(options.get("stop")),
             json_mode=bool(body.get("format")),
             json_schema=body["format"] if isinstance(body.get("format"), dict) else None,
         )
@@ -184,6 +185,7 @@ class OllamaGenerateFront(OllamaChatFront):
             stream=body.get("stream", True) is not False,
             max_tokens=options.get("num_predict"),
             temperature=options.get("temperature"),
+            stop=stop_list(options.get("stop")),
             json_mode=bool(body.get("format")),
             json_schema=body["format"] if isinstance(body.get("format"), dict) else None,
         )

@@ -19,6 +19,7 @@ from localagentbench.gateway._canonical import (
     ToolCall,
     ToolCallStart,
     ToolSpec,
+    stop_list,
 )
 from localagentbench.gateway._errors import BadRequest
 from localagentbench.gateway._exchange import Exchange, dumps
@@ -66,6 +67,16 @@ def parse_message(raw: Any) -> Message:
     raise BadRequest(f"unknown message role {role!r}")
 
 
+def openai_tool_choice(value: Any) -> str | None:
+    """OpenAI chat or Responses `tool_choice` in canonical form."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        name = (value.get("function") or {}).get("name") or value.get("name")
+        return f"tool:{name}" if name else None
+    return None
+
+
 class OpenAIChatFront:
     """Speaks OpenAI chat completions, including native tools and `include_usage`."""
 
@@ -85,6 +96,8 @@ class OpenAIChatFront:
             temperature=body.get("temperature"),
             json_mode=response_format.get("type") in {"json_object", "json_schema"},
             json_schema=(response_format.get("json_schema") or {}).get("schema"),
+            tool_choice=openai_tool_choice(body.get("tool_choice")),
+            stop=stop_list(body.get("stop")),
             include_usage=bool((body.get("stream_options") or {}).get("include_usage")),
         )
 

@@ -21,6 +21,7 @@ from localagentbench.gateway._canonical import (
 from localagentbench.gateway._errors import BadRequest
 from localagentbench.gateway._exchange import Exchange, dumps
 from localagentbench.gateway._front import text_of
+from localagentbench.gateway._front_openai import openai_tool_choice
 
 
 def parse_input(raw: Any) -> list[Message]:
@@ -120,6 +121,7 @@ class ResponsesFront:
             temperature=body.get("temperature"),
             json_mode=text_format.get("type") in {"json_object", "json_schema"},
             json_schema=text_format.get("schema"),
+            tool_choice=openai_tool_choice(body.get("tool_choice")),
         )
 
     def error_body(self, status: int, message: str, kind: str) -> Any:
