@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,23 @@ def test_launcher_report_is_out_of_the_agents_reach(bwrap: Sandbox, run_jailed: 
     result = run_jailed(bwrap, "ls /run; ls -l /proc/self/fd")
     assert "lab-report" not in result.stdout
     assert "report" not in result.stdout, result.stdout
+
+
+@pytest.mark.skipif(not is_root(), reason="lending the workspace to another uid needs root")
+def test_lending_the_workspace_leaves_other_owners_files_alone(tmp_path: Path) -> None:
+    """Threat: the agent hard-links someone else's file into its workspace so that handing
+    the workspace back changes that file's owner. Only the agent's own files change hands."""
+    from localagentbench.sandbox._wrapped import lend_trees
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "mine.py").write_text("x")
+    foreign = ws / "foreign.txt"
+    foreign.write_text("y")
+    os.chown(foreign, 4242, 4242)
+    with lend_trees([ws], 61005, 61005):
+        assert (ws / "mine.py").stat().st_uid == 61005
+        assert foreign.stat().st_uid == 4242
+        (ws / "made.txt").write_text("z")
+        os.chown(ws / "made.txt", 61005, 61005)
+    assert [(ws / n).stat().st_uid for n in ("mine.py", "made.txt", "foreign.txt")] == [0, 0, 4242]

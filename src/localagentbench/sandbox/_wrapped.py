@@ -44,11 +44,16 @@ def _walk(root: Path) -> Iterator[Path]:
             yield Path(dirpath) / name
 
 
-def chown_tree(root: Path, uid: int, gid: int) -> None:
-    """Give `root` and everything in it to uid:gid (symlinks themselves, never their targets)."""
+def chown_tree(root: Path, uid: int, gid: int, *, only_owner: int | None = None) -> None:
+    """Give `root` and everything in it to uid:gid (symlinks themselves, never their targets).
+
+    With `only_owner`, entries owned by anyone else are left alone (e.g. a hard link the
+    agent made to someone else's file).
+    """
     for path in _walk(root):
         with contextlib.suppress(FileNotFoundError):
-            os.lchown(path, uid, gid)
+            if only_owner is None or path.lstat().st_uid == only_owner:
+                os.lchown(path, uid, gid)
 
 
 @contextlib.contextmanager
@@ -63,12 +68,12 @@ def lend_trees(roots: list[Path], uid: int, gid: int) -> Iterator[None]:
         st = root.lstat()
         owners.append((root, st.st_uid, st.st_gid))
     try:
-        for root in roots:
-            chown_tree(root, uid, gid)
+        for root, o_uid, _ in owners:
+            chown_tree(root, uid, gid, only_owner=o_uid)
         yield
     finally:
         for root, o_uid, o_gid in owners:
-            chown_tree(root, o_uid, o_gid)
+            chown_tree(root, o_uid, o_gid, only_owner=uid)
 
 
 @contextlib.contextmanager
