@@ -248,7 +248,6 @@ class BwrapSandbox:
 
         def setup(stack: contextlib.ExitStack[bool | None]) -> None:
             stack.enter_context(scratch_dir(scratch))
-            stack.callback(_await_jail_end, info)
             _write_identity(scratch, jail, spec)
             create_report(report)
             fd = os.open(scratch / "env", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -265,6 +264,9 @@ class BwrapSandbox:
                 relay = Relay(listener, tcp_connector(spec.gateway_host, spec.gateway_port))
                 relay.start()
                 stack.callback(relay.stop)
+            # Registered last, so it runs first on leaving: nothing of the jail may still run
+            # while the workspace is handed back.
+            stack.callback(_await_jail_end, info)
 
         return Wrapped(
             tuple(args),
