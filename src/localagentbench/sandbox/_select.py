@@ -26,9 +26,12 @@ class BackendStatus:
     """Whether one backend works on this machine, and why not."""
 
     name: BackendName
+    """"bwrap", "landlock" or "none"."""
     available: bool
+    """True when the backend can run here (for bwrap: a trial jail was actually started)."""
     reason: str
-    """What was found ("bwrap 0.8.0 works"), or why it is unusable and what to do."""
+    """What was found ("/usr/bin/bwrap works", "landlock ABI 7 (filesystem and TCP)"), or why
+    it is unusable and what to do."""
 
 
 def _probe_bwrap() -> BackendStatus:
