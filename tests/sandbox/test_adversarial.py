@@ -256,3 +256,12 @@ def test_processes_left_behind_are_counted_for_the_record(
         assert result.exit_code == 0, result.stderr
         counts.append(jailed.leftover_processes)
     assert counts == [0, 2]
+
+
+def test_flood_stdout(jail: Sandbox, run_jailed: RunJailed) -> None:
+    """Threat: the agent floods its output (1 GB to stdout) to fill the harness's disk or
+    memory. Its output is spooled to a file, so the file-size cap stops it early."""
+    result = run_jailed(jail, "head -c 1000000000 /dev/zero", max_file_mb=8, timeout_s=60)
+    assert result.stdout_bytes <= 8 * 1024 * 1024
+    assert result.exit_code != 0
+    assert not result.timed_out
