@@ -8,6 +8,8 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Literal
 
+from aiohttp import web
+
 from localagentbench.gateway._canonical import (
     ChatRequest,
     Event,
@@ -100,6 +102,34 @@ class Exchange:
         if self.finished is not None:
             self._counted = counted
         return counted
+
+
+class Coalesced:
+    """A stream writer that sends structural events (stream start, block boundaries, the
+    closing events) together with the next content event: fewer writes and TCP segments,
+    while content is never held back."""
+
+    def __init__(self, response: web.StreamResponse) -> None:
+        self._response = response
+        self._held: list[bytes] = []
+
+    def hold(self, data: bytes) -> None:
+        """Queue bytes to go out with the next `send` or `close`."""
+        self._held.append(data)
+
+    async def send(self, data: bytes) -> None:
+        """Write the held bytes and `data` now."""
+        if self._held:
+            self._held.append(data)
+            data = b"".join(self._held)
+            self._held.clear()
+        await self._response.write(data)
+
+    async def close(self) -> None:
+        """Write what is held and end the body."""
+        if self._held:
+            await self.send(b"")
+        await self._response.write_eof()
 
 
 def dumps(value: Any) -> str:

@@ -22,7 +22,7 @@ from localagentbench.gateway._canonical import (
     stop_list,
 )
 from localagentbench.gateway._errors import BadRequest
-from localagentbench.gateway._exchange import Exchange, dumps, sse
+from localagentbench.gateway._exchange import Coalesced, Exchange, dumps, sse
 from localagentbench.gateway._front import text_of
 
 STOP_REASONS: Mapping[FinishReason, str] = MappingProxyType(
@@ -164,22 +164,21 @@ class AnthropicFront:
             "stop_sequence": None,
             "usage": {"input_tokens": count_request_tokens(exchange.request), "output_tokens": 0},
         }
-        await response.write(sse({"type": "message_start", "message": start}, "message_start"))
+        out = Coalesced(response)
+        out.hold(sse({"type": "message_start", "message": start}, "message_start"))
         block = -1
         open_kind: str | None = None
 
-        async def close_block() -> None:
+        def close_block() -> None:
             nonlocal open_kind
             if open_kind is not None:
-                await response.write(
-                    sse({"type": "content_block_stop", "index": block}, "content_block_stop")
-                )
+                out.hold(sse({"type": "content_block_stop", "index": block}, "content_block_stop"))
                 open_kind = None
 
         async for event in exchange:
             if isinstance(event, TextDelta):
                 if open_kind != "text":
-                    await close_block()
+                    close_block()
                     block += 1
                     open_kind = "text"
                     opening = {
@@ -187,19 +186,19 @@ class AnthropicFront:
                         "index": block,
                         "content_block": {"type": "text", "text": ""},
                     }
-                    await response.write(sse(opening, "content_block_start"))
+                    out.hold(sse(opening, "content_block_start"))
                 delta = {
                     "type": "content_block_delta",
                     "index": block,
                     "delta": {"type": "text_delta", "text": event.text},
                 }
-                await response.write(sse(delta, "content_block_delta"))
+                await out.send(sse(delta, "content_block_delta"))
             elif isinstance(event, ToolCallStart):
-                await close_block()
+                close_block()
                 block += 1
                 open_kind = "tool_use"
                 tool = {"type": "tool_use", "id": event.id, "name": event.name, "input": {}}
-                await response.write(
+                out.hold(
                     sse(
                         {"type": "content_block_start", "index": block, "content_block": tool},
                         "content_block_start",
@@ -211,17 +210,17 @@ class AnthropicFront:
                     "index": block,
                     "delta": {"type": "input_json_delta", "partial_json": event.fragment},
                 }
-                await response.write(sse(delta, "content_block_delta"))
-        await close_block()
+                await out.send(sse(delta, "content_block_delta"))
+        close_block()
         tokens_in, tokens_out, _ = exchange.usage()
         final = {
             "type": "message_delta",
             "delta": {"stop_reason": STOP_REASONS[exchange.reply.finish], "stop_sequence": None},
             "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out},
         }
-        await response.write(sse(final, "message_delta"))
-        await response.write(sse({"type": "message_stop"}, "message_stop"))
-        await response.write_eof()
+        out.hold(sse(final, "message_delta"))
+        out.hold(sse({"type": "message_stop"}, "message_stop"))
+        await out.close()
         return response
 
 

@@ -22,7 +22,7 @@ from localagentbench.gateway._canonical import (
     stop_list,
 )
 from localagentbench.gateway._errors import BadRequest
-from localagentbench.gateway._exchange import Exchange, dumps
+from localagentbench.gateway._exchange import Coalesced, Exchange, dumps
 from localagentbench.gateway._front import text_of
 
 SSE_HEADERS: Mapping[str, str] = MappingProxyType(
@@ -138,14 +138,15 @@ class OpenAIChatFront:
         await response.prepare(http)
         head = f'{{"id":"{ident}","object":"chat.completion.chunk","created":{created},"model":{dumps(model)},'
 
-        async def chunk(delta: dict[str, Any], finish: str | None = None) -> None:
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
             choice = {"index": 0, "delta": delta, "finish_reason": finish}
-            await response.write(f'data: {head}"choices":[{dumps(choice)}]}}\n\n'.encode())
+            return f'data: {head}"choices":[{dumps(choice)}]}}\n\n'.encode()
 
-        await chunk({"role": "assistant", "content": ""})
+        out = Coalesced(response)
+        out.hold(chunk({"role": "assistant", "content": ""}))
         async for event in exchange:
             if isinstance(event, TextDelta):
-                await chunk({"content": event.text})
+                await out.send(chunk({"content": event.text}))
             elif isinstance(event, ToolCallStart):
                 call = {
                     "index": event.index,
@@ -153,18 +154,18 @@ class OpenAIChatFront:
                     "type": "function",
                     "function": {"name": event.name, "arguments": ""},
                 }
-                await chunk({"tool_calls": [call]})
+                out.hold(chunk({"tool_calls": [call]}))
             elif isinstance(event, ToolArgsDelta):
                 call = {"index": event.index, "function": {"arguments": event.fragment}}
-                await chunk({"tool_calls": [call]})
+                await out.send(chunk({"tool_calls": [call]}))
             elif isinstance(event, Finish):
-                await chunk({}, event.reason)
+                out.hold(chunk({}, event.reason))
         if exchange.request.include_usage:
             tokens_in, tokens_out, _ = exchange.usage()
             usage = dumps(_usage(tokens_in, tokens_out))
-            await response.write(f'data: {head}"choices":[],"usage":{usage}}}\n\n'.encode())
-        await response.write(b"data: [DONE]\n\n")
-        await response.write_eof()
+            out.hold(f'data: {head}"choices":[],"usage":{usage}}}\n\n'.encode())
+        out.hold(b"data: [DONE]\n\n")
+        await out.close()
         return response
 
 

@@ -19,9 +19,12 @@ from localagentbench.gateway._canonical import (
     ToolSpec,
 )
 from localagentbench.gateway._errors import BadRequest
-from localagentbench.gateway._exchange import Exchange, dumps
+from localagentbench.gateway._exchange import Coalesced, Exchange, dumps
 from localagentbench.gateway._front import text_of
 from localagentbench.gateway._front_openai import openai_tool_choice
+
+CONTENT_EVENTS = frozenset({"response.output_text.delta", "response.function_call_arguments.delta"})
+"""Events written at once; the others go out with the next of these."""
 
 
 def parse_input(raw: Any) -> list[Message]:
@@ -176,12 +179,17 @@ class ResponsesFront:
         )
         await response.prepare(http)
         seq = 0
+        out = Coalesced(response)
 
         async def send(kind: str, **fields: Any) -> None:
             nonlocal seq
             payload = {"type": kind, "sequence_number": seq, **fields}
             seq += 1
-            await response.write(f"event: {kind}\ndata: {dumps(payload)}\n\n".encode())
+            data = f"event: {kind}\ndata: {dumps(payload)}\n\n".encode()
+            if kind in CONTENT_EVENTS:
+                await out.send(data)
+            else:
+                out.hold(data)
 
         await send(
             "response.created", response=self._response(exchange, ident, "in_progress", [], created)
@@ -274,5 +282,5 @@ class ResponsesFront:
             "response.completed",
             response=self._response(exchange, ident, "completed", output, created),
         )
-        await response.write_eof()
+        await out.close()
         return response
