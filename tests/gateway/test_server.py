@@ -218,3 +218,14 @@ def test_open_trial_before_start_is_refused(tmp_path: Path) -> None:
             "t", model="scripted/fix-greeting", workspace=tmp_path, log_path=tmp_path / "g"
         )
     assert not (tmp_path / "g").exists()
+
+
+def test_shipped_rate_limited_script(open_trial: OpenTrial, gateway: Gateway) -> None:
+    route = open_trial(model="scripted/rate-limited")
+    with pytest.raises(openai.RateLimitError):
+        chat(route.openai_base_url)
+    assert (
+        chat(route.openai_base_url).choices[0].message.content == "Answered after the rate limit."
+    )
+    events = gateway.stats("t1").rate_limited
+    assert [(e.status, e.retry_after_s) for e in events] == [(429, 1.0)]

@@ -81,7 +81,10 @@ def test_main_loop_requests_are_not_side(req: ChatRequest, seen_tools: bool) -> 
 
 
 def test_shipped_scripts_load_and_unknown_names_list_them() -> None:
-    assert {"fix-greeting", "probe-native", "probe-pseudo", "probe-none"} <= set(shipped_scripts())
+    shipped = {"fix-greeting", "probe-native", "probe-pseudo", "probe-none", "rate-limited", "slow"}
+    assert shipped <= set(shipped_scripts())
+    for name in shipped_scripts():
+        assert load_script(name).name == name
     assert load_script("fix-greeting").usage is not None
     with pytest.raises(ScriptError, match="fix-greeting"):
         load_script("no-such-script")
