@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from localagentbench._proc import run_process
-from localagentbench.sandbox import Sandbox
+from localagentbench.sandbox import Sandbox, run_jailed
 
 from ._helpers import RunJailed, make_spec
 
@@ -150,3 +150,34 @@ def test_forwarder_does_not_outlive_the_jail(
         config = jailed.argv[jailed.argv.index("--", jailed.argv.index("--") + 1) - 1]
     assert result.exit_code == 0, result.stderr
     assert _processes_mentioning(config.encode()) == []
+
+
+MIXED_CLIENT = """
+import socket, sys
+gateway = int(sys.argv[1])
+socket.create_connection(("127.0.0.1", gateway), timeout=3).close()
+for host, port in (("127.0.0.1", 9), ("1.1.1.1", 443)):
+    try:
+        socket.create_connection((host, port), timeout=3).close()
+    except OSError:
+        pass
+for host in ("8.8.8.8", "127.0.0.1"):
+    try:
+        socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"q", (host, 53))
+    except OSError:
+        pass
+"""
+
+
+def test_network_attempts_beyond_the_gateway_are_counted(
+    bwrap: Sandbox, trial: dict[str, Path], gateway: EchoServer
+) -> None:
+    """Threat: the agent probes the network (other ports, the internet, DNS): every attempt
+    fails, and how many there were is reported for the tamper record."""
+    spec = make_spec(trial, network="gateway", gateway_port=gateway.port)
+    quiet = run_jailed(bwrap, _connect("127.0.0.1", gateway.port), spec, timeout_s=30)
+    noisy = run_jailed(
+        bwrap, [sys.executable, "-c", MIXED_CLIENT, str(gateway.port)], spec, timeout_s=30
+    )
+    assert noisy.result.exit_code == 0, noisy.result.stderr
+    assert (quiet.network_attempts, noisy.network_attempts) == (0, 4)

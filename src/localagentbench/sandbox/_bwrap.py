@@ -210,6 +210,7 @@ class BwrapSandbox:
             "env_file": _IN_JAIL_ENV,
             "report_fd": _REPORT_FD,
             "supervise": True,
+            "count_network": True,  # the jail has its own network namespace
         }
         if spec.network == "gateway":
             config["forward"] = {"port": spec.gateway_port, "socket": _IN_JAIL_SOCKET}

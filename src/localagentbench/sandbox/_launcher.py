@@ -146,10 +146,11 @@ def _kill_descendants() -> None:
         time.sleep(0.005)
 
 
-def _supervise(argv: list[str], report: int | None) -> int:
+def _supervise(argv: list[str], report: int | None, count_network: bool) -> int:
     """Run the agent as a child; when it ends (or we are told to stop) kill all it left.
 
-    How many processes it left running is written to the `report` descriptor.
+    How many processes it left running (and, in a private network namespace, how many
+    network attempts it made other than to the gateway) is written to `report`.
     """
     _kernel.set_subreaper()
     agent = os.fork()
@@ -170,7 +171,10 @@ def _supervise(argv: list[str], report: int | None) -> int:
         if pid == agent:
             break
     if report is not None:
-        os.write(report, f"leftover_processes {len(_descendants())}\n".encode())
+        lines = f"leftover_processes {len(_descendants())}\n"
+        if count_network:
+            lines += f"network_attempts {_network_attempts()}\n"
+        os.write(report, lines.encode())
         os.close(report)
     _kill_descendants()
     if os.WIFSIGNALED(status):
@@ -178,6 +182,37 @@ def _supervise(argv: list[str], report: int | None) -> int:
         signal.signal(died_of, signal.SIG_DFL)
         os.kill(os.getpid(), died_of)
     return os.waitstatus_to_exitcode(status)
+
+
+def _counters(path: str) -> dict[str, int]:
+    """The counters of /proc/net/snmp ("Tcp:ActiveOpens") or snmp6 ("Udp6OutDatagrams")."""
+    try:
+        with open(path) as f:
+            lines = [line.split() for line in f]
+    except OSError:
+        return {}
+    found: dict[str, int] = {}
+    for names, values in zip(lines, lines[1:], strict=False):
+        if names and values and names[0] == values[0] and names[0].endswith(":"):
+            found.update(
+                (names[0] + n, int(v)) for n, v in zip(names[1:], values[1:], strict=False)
+            )
+    found.update((fields[0], int(fields[1])) for fields in lines if len(fields) == 2)
+    return found
+
+
+def _network_attempts() -> int:
+    """Connections and datagrams the jail tried that did not go to the gateway forwarder.
+
+    In the jail's own network namespace every counter starts at zero: each connection to the
+    forwarder is one active and one passive TCP open, anything else is an attempt beyond it
+    (refused, unroutable, or a datagram such as a DNS query).
+    """
+    v4, v6 = _counters("/proc/net/snmp"), _counters("/proc/net/snmp6")
+    tcp = v4.get("Tcp:ActiveOpens", 0) - v4.get("Tcp:PassiveOpens", 0)
+    udp = v4.get("Udp:OutDatagrams", 0) + v6.get("Udp6OutDatagrams", 0)
+    unroutable = v4.get("Ip:OutNoRoutes", 0) + v6.get("Ip6OutNoRoutes", 0)
+    return max(tcp, 0) + udp + unroutable
 
 
 def _exec(argv: list[str]) -> None:
@@ -233,7 +268,7 @@ def main(args: list[str]) -> int:
         return SETUP_FAILED
     argv = args[2:]
     if config.get("supervise"):
-        return _supervise(argv, report)
+        return _supervise(argv, report, bool(config.get("count_network")))
     _exec(argv)
     return 127  # not reached
 

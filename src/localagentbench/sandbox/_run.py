@@ -24,6 +24,8 @@ class JailedRun:
     """Why the jail itself could not start: record `infra_error`, not an agent failure."""
     leftover_processes: int | None
     """Processes the agent left running when it exited (all killed); None if unknown."""
+    network_attempts: int | None
+    """Connections and datagrams tried other than to the gateway (bwrap only; all failed)."""
     warnings: tuple[str, ...]
     """Weaknesses of this jail (e.g. landlock without network restriction)."""
 
@@ -60,5 +62,6 @@ def run_jailed(
         isolation=jailed.level,
         jail_failure=jailed.failure(result.exit_code, result.stderr),
         leftover_processes=jailed.leftover_processes,
+        network_attempts=jailed.network_attempts,
         warnings=jailed.warnings,
     )

@@ -99,15 +99,15 @@ def create_report(path: Path) -> None:
     os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
-def read_report(path: Path) -> int | None:
-    """The launcher's count of processes the agent left behind, if it wrote one."""
+def read_report(path: Path) -> dict[str, int]:
+    """The launcher's counts (``name value`` lines); empty if it wrote none or garbage."""
     try:
-        words = path.read_text().split()
+        lines = [line.split() for line in path.read_text().splitlines()]
     except OSError:
-        return None
-    if len(words) == 2 and words[0] == "leftover_processes" and words[1].isdigit():
-        return int(words[1])
-    return None
+        return {}
+    if not all(len(words) == 2 and words[1].isdigit() for words in lines):
+        return {}
+    return {name: int(value) for name, value in lines}
 
 
 @dataclass
@@ -133,6 +133,9 @@ class Wrapped:
     leftover_processes: int | None = None
     """Set on leaving the block: processes the agent left running when it exited (daemons,
     background jobs), all killed. None when unknown (timeout, jail failure)."""
+    network_attempts: int | None = None
+    """Set on leaving the block (bwrap only): TCP connections and datagrams the agent tried
+    other than to the gateway; all failed. None when unknown."""
     _setup: Setup | None = field(default=None, repr=False)
     _stack: contextlib.ExitStack[bool | None] | None = field(default=None, repr=False)
 
@@ -179,5 +182,7 @@ class Wrapped:
         if stack is None:
             return
         if self.report_path is not None:
-            self.leftover_processes = read_report(self.report_path)
+            counts = read_report(self.report_path)
+            self.leftover_processes = counts.get("leftover_processes")
+            self.network_attempts = counts.get("network_attempts")
         stack.close()
