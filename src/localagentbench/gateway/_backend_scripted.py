@@ -135,6 +135,7 @@ class ScriptedBackend:
             return Reply(expand_workspace(steps[-1].text, ctx.workspace), usage=reported), 0.0
         step = steps[index]
         if step.error is not None:
+            self._last_fingerprint = None  # the agent's retry of this request moves on
             raise BackendHTTPError(
                 step.error.status,
                 step.error.message,
