@@ -81,6 +81,18 @@ def test_hidden_paths_inside_a_visible_tree_are_masked(
     assert result.stdout.split() == ["end"], result.stderr
 
 
+def test_hidden_file_inside_a_visible_tree_reads_empty(
+    bwrap: Sandbox, run_jailed: RunJailed, trial: dict[str, Path]
+) -> None:
+    tools = trial["run"] / "tools"
+    tools.mkdir()
+    (tools / "solution.patch").write_text("secret\n")
+    (tools / "cli").write_text("visible\n")
+    script = f"cat {tools}/cli {tools}/solution.patch; echo end"
+    result = run_jailed(bwrap, script, readonly=[tools], hide=[tools / "solution.patch"])
+    assert result.stdout.split() == ["visible", "end"], result.stderr
+
+
 def test_environment_is_exactly_the_spec(bwrap: Sandbox, run_jailed: RunJailed) -> None:
     result = run_jailed(bwrap, "env", env={"HARNESS_SECRET": "s3cret"})
     names = {line.split("=", 1)[0] for line in result.stdout.splitlines()}
