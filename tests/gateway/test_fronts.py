@@ -190,6 +190,7 @@ def test_ollama_client(route: TrialRoute, gateway: Gateway, tmp_path: Path) -> N
     assert "tools" in (client.show("qwen").capabilities or [])
     assert client.ps().models
     assert client.pull("qwen").status == "success"
+    assert httpx.get(route.ollama_host + "/").text == "Ollama is running"
     version = httpx.get(route.ollama_host + "/api/version").json()["version"]
     assert tuple(int(x) for x in version.split(".")) >= (0, 13, 4)
     models = httpx.get(route.ollama_host + "/v1/models").json()["data"]

@@ -76,6 +76,11 @@ def _json(value: Any) -> web.Response:
     return web.json_response(value, dumps=dumps)
 
 
+async def root(http: web.Request, trial: Trial) -> web.StreamResponse:
+    """`GET /`: what Ollama answers, for clients that check the server is up."""
+    return web.Response(text="Ollama is running")
+
+
 async def list_models(http: web.Request, trial: Trial) -> web.StreamResponse:
     """`GET /v1/models`: the trial's model, in a shape both OpenAI and Anthropic SDKs accept."""
     entry = {
@@ -137,6 +142,7 @@ async def gemini_count_tokens(http: web.Request, trial: Trial) -> web.StreamResp
 
 STATIC: Mapping[tuple[str, str], Static] = MappingProxyType(
     {
+        ("GET", "/"): root,
         ("GET", "/v1/models"): list_models,
         ("GET", "/models"): list_models,
         ("GET", "/api/tags"): tags,

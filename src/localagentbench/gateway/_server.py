@@ -22,7 +22,7 @@ from localagentbench.gateway._errors import (
 )
 from localagentbench.gateway._routes import Fronts, resolve
 from localagentbench.gateway._stats import TrialSignal, TrialStats
-from localagentbench.gateway._trial import Admission, Trial
+from localagentbench.gateway._trial import Trial
 
 
 def new_loop() -> asyncio.AbstractEventLoop:
@@ -306,4 +306,4 @@ def _json_error(status: int, message: str) -> web.Response:
     return web.json_response({"error": {"message": message, "type": "not_found"}}, status=status)
 
 
-__all__ = ["DEFAULT_TRIAL", "Admission", "Gateway", "TrialRoute"]
+__all__ = ["DEFAULT_TRIAL", "Gateway", "TrialRoute"]
