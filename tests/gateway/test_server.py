@@ -229,3 +229,41 @@ def test_shipped_rate_limited_script(open_trial: OpenTrial, gateway: Gateway) ->
     )
     events = gateway.stats("t1").rate_limited
     assert [(e.status, e.retry_after_s) for e in events] == [(429, 1.0)]
+
+
+def test_concurrent_trials_stay_isolated(gateway: Gateway, tmp_path: Path) -> None:
+    """Hosted lanes run many trials at once on one gateway: no step or figure leaks."""
+    results: dict[str, list[str]] = {}
+
+    def trial(index: int) -> None:
+        trial_id = f"c{index}"
+        route = gateway.open_trial(
+            trial_id,
+            model="scripted/fix-greeting",
+            workspace=tmp_path,
+            log_path=tmp_path / f"{trial_id}.jsonl",
+        )
+        api = openai.OpenAI(base_url=route.openai_base_url, api_key="k", max_retries=0)
+        texts = []
+        for turn in range(3):
+            stream = api.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": f"{trial_id} {turn}"}], stream=True
+            )
+            texts.append("".join(c.choices[0].delta.content or "" for c in stream if c.choices))
+        results[trial_id] = texts
+
+    threads = [threading.Thread(target=trial, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    expected = [
+        "I will read the file first.",
+        "Now I fix the greeting.",
+        "Done: the greeting is fixed.",
+    ]
+    assert results == {f"c{i}": expected for i in range(8)}
+    for i in range(8):
+        stats = gateway.close_trial(f"c{i}")
+        assert (stats.requests, stats.input_tokens, stats.errors) == (3, 300, 0)
+        assert len((tmp_path / f"c{i}.jsonl").read_text().splitlines()) == 3
