@@ -2,7 +2,8 @@
 fix hello.py with no model and no GPU, its side requests must not consume steps.
 
 Marked slow; skipped when the CLI is not on PATH. Install them with
-`npm install -g @anthropic-ai/claude-code @openai/codex opencode-ai @google/gemini-cli`.
+`npm install -g @anthropic-ai/claude-code @openai/codex opencode-ai @google/gemini-cli
+@qwen-code/qwen-code`.
 """
 
 from __future__ import annotations
@@ -91,7 +92,24 @@ def gemini(route: TrialRoute, workspace: Path, home: Path) -> tuple[list[str], d
     return ["gemini", "-p", PROMPT, "--yolo", "-m", "gemini-2.5-pro"], env
 
 
+def qwen(route: TrialRoute, workspace: Path, home: Path) -> tuple[list[str], dict[str, str]]:
+    settings = {
+        "security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": False}},
+        "general": {"disableAutoUpdate": True},
+        "privacy": {"usageStatisticsEnabled": False},
+    }
+    (home / ".qwen").mkdir()
+    (home / ".qwen" / "settings.json").write_text(json.dumps(settings))
+    env = {
+        "OPENAI_API_KEY": "unused",
+        "OPENAI_BASE_URL": route.openai_base_url,
+        "OPENAI_MODEL": "scripted",
+    }
+    return ["qwen", "-p", PROMPT, "--yolo", "-m", "scripted"], env
+
+
 AGENTS: dict[str, tuple[Setup, str]] = {
+    "qwen": (qwen, "openai-chat"),
     "gemini": (gemini, "gemini"),
     "claude-code": (claude, "anthropic"),
     "codex": (codex, "openai-responses"),
