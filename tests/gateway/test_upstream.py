@@ -9,6 +9,7 @@ from pathlib import Path
 
 import anthropic
 import httpx
+import ollama
 import openai
 import pytest
 
@@ -231,3 +232,41 @@ def test_tool_choice_and_stop_survive_translation(
     assert sent[0]["stop"] == ["END"]
     assert sent[1]["tool_choice"] == {"type": "any"}
     assert sent[1]["stop_sequences"] == ["HALT"]
+
+
+@pytest.mark.parametrize("backend", ["openai", "ollama"])
+def test_reasoning_is_carried_and_recorded(
+    backend: str,
+    upstream: Gateway,
+    gateway: Gateway,
+    open_trial: OpenTrial,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Thinking from a local model reaches agents whose protocol has it, and the record."""
+    step = "  - {reasoning: 'Let me think.', text: 'Answer.'}\n"
+    model = write_script(tmp_path, "name: think\nsteps:\n" + step + step)
+    up = open_upstream(upstream, tmp_path, model)
+    monkeypatch.setenv("LAB_OPENAI_BASE_URL", up.openai_base_url)
+    monkeypatch.setenv("LAB_OLLAMA_HOST", up.ollama_host)
+    route = open_trial(model=f"{backend}/m")
+    chunks = list(
+        api(route).chat.completions.create(
+            model="x", messages=[{"role": "user", "content": "q"}], stream=True
+        )
+    )
+    thinking = "".join(
+        getattr(c.choices[0].delta, "reasoning_content", None) or "" for c in chunks if c.choices
+    )
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert (thinking, text) == ("Let me think.", "Answer.")
+    again = ollama.Client(host=route.ollama_host).chat(
+        model="x", messages=[{"role": "user", "content": "q2"}]
+    )
+    assert (again.message.thinking, again.message.content) == ("Let me think.", "Answer.")
+    gateway.stats("t1")
+    entries = [
+        json.loads(line)
+        for line in (tmp_path / "trials" / "t1" / "gateway.jsonl").read_text().splitlines()
+    ]
+    assert [e["response"]["reasoning"] for e in entries] == ["Let me think.", "Let me think."]

@@ -13,6 +13,7 @@ from localagentbench.gateway._canonical import (
     Finish,
     FinishReason,
     Message,
+    ReasoningDelta,
     TextDelta,
     ToolArgsDelta,
     ToolCallStart,
@@ -148,7 +149,9 @@ class AnthropicBackend:
                         yield TextDelta(block["text"])
                 elif kind == "content_block_delta":
                     delta = event.get("delta") or {}
-                    if delta.get("type") == "text_delta":
+                    if delta.get("type") == "thinking_delta" and delta.get("thinking"):
+                        yield ReasoningDelta(delta["thinking"])
+                    elif delta.get("type") == "text_delta":
                         yield TextDelta(delta.get("text") or "")
                     elif delta.get("type") == "input_json_delta" and calls:
                         yield ToolArgsDelta(calls - 1, delta.get("partial_json") or "")

@@ -13,6 +13,7 @@ from localagentbench.gateway._canonical import (
     Finish,
     FinishReason,
     Message,
+    ReasoningDelta,
     TextDelta,
     ToolArgsDelta,
     ToolCallStart,
@@ -112,6 +113,8 @@ class OllamaBackend:
                 if chunk.get("error"):
                     raise BackendHTTPError(500, str(chunk["error"]), endpoint=self.endpoint)
                 message = chunk.get("message") or {}
+                if message.get("thinking"):
+                    yield ReasoningDelta(message["thinking"])
                 if message.get("content"):
                     yield TextDelta(message["content"])
                 for call in message.get("tool_calls") or []:

@@ -13,6 +13,7 @@ from localagentbench.gateway._canonical import (
     Finish,
     FinishReason,
     Message,
+    ReasoningDelta,
     TextDelta,
     ToolArgsDelta,
     ToolCallStart,
@@ -131,6 +132,9 @@ class OpenAIBackend:
                     )
                 for choice in chunk.get("choices") or []:
                     delta = choice.get("delta") or {}
+                    thinking = delta.get("reasoning_content") or delta.get("reasoning")
+                    if isinstance(thinking, str) and thinking:
+                        yield ReasoningDelta(thinking)
                     if delta.get("content"):
                         yield TextDelta(delta["content"])
                     for call in delta.get("tool_calls") or []:

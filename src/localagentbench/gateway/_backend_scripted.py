@@ -12,6 +12,7 @@ from localagentbench.gateway._canonical import (
     ChatRequest,
     Event,
     Finish,
+    ReasoningDelta,
     Reply,
     TextDelta,
     ToolArgsDelta,
@@ -148,10 +149,11 @@ class ScriptedBackend:
         text = expand_workspace(step.text, ctx.workspace)
         candidate = choose_candidate(step, request.tools) if request.tools else None
         if candidate is None:
-            return Reply(text, usage=reported), step.delay_s
+            return Reply(text, reasoning=step.reasoning, usage=reported), step.delay_s
         args = json.dumps(expand_workspace(candidate.args, ctx.workspace))
         call = ToolCall(f"call_{index}_{ctx.fingerprint[:8]}", candidate.name, args)
-        return Reply(text, [call], "tool_calls", reported), step.delay_s
+        reply = Reply(text, [call], "tool_calls", reported, reasoning=step.reasoning)
+        return reply, step.delay_s
 
     def _check(self, index: int, step: Step, request: ChatRequest) -> None:
         expect = step.expect
@@ -171,6 +173,8 @@ class ScriptedBackend:
         reply, delay_s = self._answer(request, ctx)
         if delay_s:
             await asyncio.sleep(delay_s)
+        if reply.reasoning:
+            yield ReasoningDelta(reply.reasoning)
         for piece in _chunks(reply.text) if reply.text else []:
             yield TextDelta(piece)
         for index, call in enumerate(reply.tool_calls):

@@ -111,6 +111,13 @@ class ToolArgsDelta:
 
 
 @dataclass(slots=True)
+class ReasoningDelta:
+    """A piece of the model's reasoning ("thinking"), shown apart from its answer."""
+
+    text: str
+
+
+@dataclass(slots=True)
 class Finish:
     """The reply is complete; `usage` is None when the backend did not report it."""
 
@@ -118,7 +125,7 @@ class Finish:
     usage: Usage | None = None
 
 
-Event = TextDelta | ToolCallStart | ToolArgsDelta | Finish
+Event = TextDelta | ReasoningDelta | ToolCallStart | ToolArgsDelta | Finish
 
 
 @dataclass(slots=True)
@@ -129,6 +136,7 @@ class Reply:
     tool_calls: list[ToolCall] = field(default_factory=list)
     finish: FinishReason = "stop"
     usage: Usage | None = None
+    reasoning: str = ""
 
     def add(self, event: Event) -> None:
         """Fold one event into the reply."""
@@ -139,6 +147,8 @@ class Reply:
         elif isinstance(event, ToolArgsDelta):
             if 0 <= event.index < len(self.tool_calls):
                 self.tool_calls[event.index].arguments += event.fragment
+        elif isinstance(event, ReasoningDelta):
+            self.reasoning += event.text
         else:
             self.finish = event.reason
             self.usage = event.usage
@@ -147,23 +157,12 @@ class Reply:
         """JSON-ready form for gateway.jsonl."""
         return {
             "text": self.text,
+            "reasoning": self.reasoning,
             "tool_calls": [
                 {"id": c.id, "name": c.name, "arguments": c.arguments} for c in self.tool_calls
             ],
             "finish": self.finish,
         }
-
-
-def reply_events(reply: Reply) -> list[Event]:
-    """The events that produce `reply` (used by backends that answer whole replies)."""
-    events: list[Event] = []
-    if reply.text:
-        events.append(TextDelta(reply.text))
-    for index, call in enumerate(reply.tool_calls):
-        events.append(ToolCallStart(index, call.id, call.name))
-        events.append(ToolArgsDelta(index, call.arguments))
-    events.append(Finish(reply.finish, reply.usage))
-    return events
 
 
 def stop_list(value: Any) -> list[str]:
@@ -201,7 +200,7 @@ def count_request_tokens(request: ChatRequest) -> int:
 
 def count_reply_tokens(reply: Reply) -> int:
     """Approximate completion tokens of an assembled reply."""
-    total = count_tokens(reply.text)
+    total = count_tokens(reply.text) + count_tokens(reply.reasoning)
     for call in reply.tool_calls:
         total += count_tokens(call.name) + count_tokens(call.arguments)
     return total

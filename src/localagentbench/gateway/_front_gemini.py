@@ -13,6 +13,7 @@ from localagentbench.gateway._canonical import (
     ChatRequest,
     FinishReason,
     Message,
+    ReasoningDelta,
     TextDelta,
     ToolCall,
     ToolSpec,
@@ -170,7 +171,11 @@ class GeminiFront:
         """A GenerateContentResponse, or SSE chunks of it (tool calls sent whole)."""
         if not exchange.request.stream:
             reply = await exchange.collect()
-            parts: list[dict[str, Any]] = [{"text": reply.text}] if reply.text else []
+            parts: list[dict[str, Any]] = []
+            if reply.reasoning:
+                parts.append({"text": reply.reasoning, "thought": True})
+            if reply.text:
+                parts.append({"text": reply.text})
             return web.json_response(
                 self._chunk(exchange, parts + self._call_parts(exchange), True), dumps=dumps
             )
@@ -179,7 +184,12 @@ class GeminiFront:
         )
         await response.prepare(http)
         async for event in exchange:
-            if isinstance(event, TextDelta):
+            if isinstance(event, ReasoningDelta):
+                part: dict[str, Any] = {"text": event.text, "thought": True}
+                await response.write(
+                    f"data: {dumps(self._chunk(exchange, [part], False))}\r\n\r\n".encode()
+                )
+            elif isinstance(event, TextDelta):
                 await response.write(
                     f"data: {dumps(self._chunk(exchange, [{'text': event.text}], False))}\r\n\r\n".encode()
                 )

@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from localagentbench.gateway._canonical import ChatRequest, Message, TextDelta, ToolCall, stop_list
+from localagentbench.gateway._canonical import (
+    ChatRequest,
+    Message,
+    ReasoningDelta,
+    TextDelta,
+    ToolCall,
+    stop_list,
+)
 from localagentbench.gateway._errors import BadRequest
 from localagentbench.gateway._exchange import Exchange, dumps
 from localagentbench.gateway._front import text_of
@@ -120,8 +127,10 @@ class OllamaChatFront:
             "eval_duration": took,
         }
 
-    def _message(self, text: str, calls: list[ToolCall]) -> dict[str, Any]:
+    def _message(self, text: str, calls: list[ToolCall], thinking: str = "") -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": text}
+        if thinking:
+            message["thinking"] = thinking
         if calls:
             message["tool_calls"] = [
                 {"function": {"name": c.name, "arguments": c.args()}} for c in calls
@@ -136,7 +145,7 @@ class OllamaChatFront:
             head = {
                 "model": model,
                 "created_at": _now(),
-                "message": self._message(reply.text, reply.tool_calls),
+                "message": self._message(reply.text, reply.tool_calls, reply.reasoning),
             }
             return web.json_response(self._final(exchange, head), dumps=dumps)
         response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
@@ -149,6 +158,10 @@ class OllamaChatFront:
                     "message": {"role": "assistant", "content": event.text},
                     "done": False,
                 }
+                await response.write((dumps(chunk) + "\n").encode())
+            elif isinstance(event, ReasoningDelta):
+                message = {"role": "assistant", "content": "", "thinking": event.text}
+                chunk = {"model": model, "created_at": _now(), "message": message, "done": False}
                 await response.write((dumps(chunk) + "\n").encode())
         if exchange.reply.tool_calls:
             chunk = {

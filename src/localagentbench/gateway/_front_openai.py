@@ -14,6 +14,7 @@ from localagentbench.gateway._canonical import (
     ChatRequest,
     Finish,
     Message,
+    ReasoningDelta,
     TextDelta,
     ToolArgsDelta,
     ToolCall,
@@ -113,6 +114,8 @@ class OpenAIChatFront:
         if not exchange.request.stream:
             reply = await exchange.collect()
             message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+            if reply.reasoning:
+                message["reasoning_content"] = reply.reasoning
             if reply.tool_calls:
                 message["tool_calls"] = [
                     {
@@ -147,6 +150,8 @@ class OpenAIChatFront:
         async for event in exchange:
             if isinstance(event, TextDelta):
                 await out.send(chunk({"content": event.text}))
+            elif isinstance(event, ReasoningDelta):
+                await out.send(chunk({"reasoning_content": event.text}))
             elif isinstance(event, ToolCallStart):
                 call = {
                     "index": event.index,

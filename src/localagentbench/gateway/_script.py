@@ -57,6 +57,8 @@ class Step(BaseModel):
 
     text: str = ""
     """Assistant text of the turn."""
+    reasoning: str = ""
+    """Reasoning ("thinking") sent before the text, where the agent's protocol has it."""
     tool_calls: list[CandidateCall] = Field(default_factory=list)
     """Candidates: the first one the request can take is used (one call per turn)."""
     delay_s: float = Field(default=0.0, ge=0)
