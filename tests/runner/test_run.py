@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sys
 import time
@@ -81,7 +82,6 @@ def test_command_agent_environment_contract(make_task, tmp_path, monkeypatch):
         tmp_path / "env.sh",
         """\
         env | sort > "$HOME/seen-env"
-        cp "$HOME/seen-env" "$LAB_WORKSPACE/../seen-env"
         test "$(pwd)" = "$LAB_WORKSPACE" || exit 3
         test "$(cat "$LAB_PROMPT_FILE")" = "$LAB_PROMPT" || exit 4
         echo "final answer from file" > "$LAB_ANSWER_FILE"
@@ -95,19 +95,43 @@ def test_command_agent_environment_contract(make_task, tmp_path, monkeypatch):
     assert record.agent_exit_code == 0
     assert record.final_answer == "final answer from file"
     seen = dict(
-        line.split("=", 1) for line in (Path(record.workdir) / "seen-env").read_text().splitlines()
+        line.split("=", 1)
+        for line in (Path(record.workdir) / "home" / "seen-env").read_text().splitlines()
     )
     assert "SECRET_FROM_HARNESS" not in seen
-    lab = {k for k in seen if k.startswith("LAB_")}
-    assert lab == {"LAB_PROMPT", "LAB_PROMPT_FILE", "LAB_WORKSPACE", "LAB_MODEL", "LAB_BASE_URL",
-                   "LAB_TRIAL_ID", "LAB_ANSWER_FILE", "LAB_PROC_TAG"}  # fmt: skip
+    contract = {"LAB_PROMPT", "LAB_PROMPT_FILE", "LAB_WORKSPACE", "LAB_MODEL", "LAB_BASE_URL",
+                "LAB_TRIAL_ID", "LAB_ANSWER_FILE", "HOME", "PATH", "LANG"}  # fmt: skip
+    shell = {"PWD", "SHLVL", "_", "OLDPWD"}  # set by sh itself
+    assert contract <= set(seen)
+    assert set(seen) - contract - shell <= {"LAB_PROC_TAG"}, set(seen)
     assert seen["LAB_TRIAL_ID"] == "calc-add--command--r1"
 
 
-def test_timeout_kills_agent_and_everything_it_started(make_task, tmp_path):
-    """An agent that starts a double-forked, setsid'd child and sleeps past timeout_s."""
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+                state = (entry / "stat").read_text().split(") ", 1)[1][:1]
+            except OSError:
+                continue
+            if marker.encode() in cmdline and state != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("sandbox", ["none", "bwrap"])
+def test_timeout_kills_agent_and_everything_it_started(make_task, tmp_path, sandbox):
+    """An agent that starts a double-forked, setsid'd child and sleeps past timeout_s.
+
+    With no sandbox the subprocess helper's sweep must find the escaped child; with
+    bwrap the jail's PID namespace takes it down. Either way nothing is left.
+    """
+    if sandbox == "bwrap" and shutil.which("bwrap") is None:
+        pytest.skip("bwrap not installed (apt-get install bubblewrap)")
     make_task(timeout_s=2)
-    pidfile = tmp_path / "escaped.pid"
+    marker = f"{time.time_ns() % 10**9}.4242"
     agent = script(
         tmp_path / "hang.sh",
         f"""\
@@ -115,23 +139,18 @@ def test_timeout_kills_agent_and_everything_it_started(make_task, tmp_path):
 if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
-        open("{pidfile}", "w").write(str(os.getpid())); time.sleep(1000)
+        os.execvp("sleep", ["sleep", "{marker}"])
     os._exit(0)'
         sleep 1000
     """,
     )
     start = time.monotonic()
-    result = _run(tmp_path / "suite", "command", tmp_path / "run", cmd=str(agent))
+    result = _run(tmp_path / "suite", "command", tmp_path / "run", cmd=str(agent), sandbox=sandbox)
     [record] = result.run_dir.records()
     assert record.status == "timeout"
     assert 2 <= record.wall_s < 2 + 3 + 2
     assert time.monotonic() - start < 60
-    escaped = int(pidfile.read_text())
-    time.sleep(0.2)
-    assert (
-        not Path(f"/proc/{escaped}").exists()
-        or "Z" in Path(f"/proc/{escaped}/stat").read_text().split(") ")[1][:1]
-    )
+    assert _processes_with(marker) == []
 
 
 def test_huge_invalid_utf8_output_is_capped_and_record_valid(make_task, tmp_path):
@@ -167,7 +186,7 @@ def test_master_copy_tampering_is_detected_restored_and_kept(make_task, tmp_path
         echo done
     """,
     )
-    options = RunOptions(tasks_dir=tmp_path / "suite", repeats=2, out=tmp_path / "run",
+    options = RunOptions(tasks_dir=tmp_path / "suite", repeats=2, out=tmp_path / "run", sandbox="none",
                          configurations=[configuration_from_cli("command", None, agent_cmd=str(agent))])  # fmt: skip
     result = execute(options)
     first, second = sorted(result.run_dir.records(), key=lambda r: r.repeat)
@@ -185,6 +204,28 @@ def test_master_copy_tampering_is_detected_restored_and_kept(make_task, tmp_path
     forensics = result.run_dir.forensics / second.trial_id / "calc.py"
     assert "a + b" in forensics.read_text()
     assert "a - b" in master.read_text()  # the master itself was restored
+
+
+def test_sandbox_makes_master_copy_tampering_impossible(make_task, tmp_path):
+    """With bwrap the master copy is not even visible: the edit fails, nothing to restore."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("bwrap not installed (apt-get install bubblewrap)")
+    task = make_task()
+    master = task / "repo" / "calc.py"
+    agent = script(
+        tmp_path / "tamper.sh",
+        f"""\
+        printf 'def add(a, b):\\n    return a + b\\n' > {master} && echo wrote || echo blocked
+    """,
+    )
+    result = _run(
+        tmp_path / "suite", "command", tmp_path / "run", cmd=str(agent), repeats=2, sandbox="bwrap"
+    )
+    records = result.run_dir.records()
+    assert [r.final_answer for r in records] == ["blocked", "blocked"]
+    assert [r.isolation for r in records] == ["bwrap", "bwrap"]
+    assert not any(r.restored for r in records)
+    assert "a - b" in master.read_text()
 
 
 def test_kill_9_then_resume_loses_and_duplicates_nothing(make_task, tmp_path):

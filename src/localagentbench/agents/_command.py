@@ -17,7 +17,6 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from localagentbench._env import clean_path
-from localagentbench._proc import run_process
 from localagentbench.agents._protocol import (
     AgentContext,
     AgentOutcome,
@@ -26,6 +25,7 @@ from localagentbench.agents._protocol import (
     last_line,
 )
 from localagentbench.errors import ConfigError
+from localagentbench.sandbox import SandboxSpec, run_jailed
 
 __all__ = ["CommandAgent", "CommandSettings"]
 
@@ -95,13 +95,33 @@ class CommandAgent(BaseAgent):
             "answer_file": str(answer_file),
         }
         argv = [_expand(arg, values) for arg in self.settings.command]
-        result = run_process(
-            argv, cwd=ctx.workspace, env=env, timeout_s=ctx.timeout_s, cancel=ctx.cancel
+        spec = SandboxSpec(
+            workspace=ctx.workspace,
+            home=ctx.home,
+            readonly=_program_paths(argv[0]),
+            hide=list(ctx.hide),
+            env=env,
+            network="gateway" if ctx.gateway_port else "none",
+            gateway_port=ctx.gateway_port,
         )
+        run = run_jailed(ctx.sandbox, argv, spec, timeout_s=ctx.timeout_s, cancel=ctx.cancel)
         answer = None
         if answer_file.is_file():
             answer = cap_answer(answer_file.read_text(encoding="utf-8", errors="replace"))
-        return AgentOutcome.from_process(result, final_answer=answer or last_line(result.stdout))
+        return AgentOutcome.from_process(
+            run.result,
+            final_answer=answer or last_line(run.result.stdout),
+            isolation=run.isolation,
+            start_error=run.jail_failure,
+            leftover_processes=run.leftover_processes,
+        )
+
+
+def _program_paths(program: str) -> list[Path]:
+    """The agent's program file, made visible read-only in the sandbox (only the file)."""
+    found = shutil.which(program, path=clean_path()) if os.sep not in program else program
+    path = Path(found).resolve() if found else None
+    return [path] if path is not None and path.is_file() else []
 
 
 def _expand(arg: str, values: dict[str, str]) -> str:

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from localagentbench._proc import ProcessResult
+from localagentbench.gateway import TrialRoute
+from localagentbench.sandbox import NoneSandbox, Sandbox
 from localagentbench.tasks import Task
 
 __all__ = ["Agent", "AgentContext", "AgentOutcome", "BaseAgent"]
@@ -26,14 +28,25 @@ class AgentContext:
     model: str | None
     timeout_s: float
     """Wall clock for the agent; the whole process tree is killed at the limit."""
-    base_url: str | None = None
-    """The gateway's per-trial OpenAI-compatible base URL, when a gateway runs."""
+    route: TrialRoute | None = None
+    """The gateway's per-trial URLs (one per protocol), when the agent uses a model."""
+    gateway_port: int | None = None
+    """The gateway's port on 127.0.0.1 (the sandbox forwards only this one)."""
+    sandbox: Sandbox = field(default_factory=NoneSandbox)
+    """Where agent commands run: adapters pass it to ``run_jailed``."""
+    hide: tuple[Path, ...] = ()
+    """Paths the agent must never see even if a read-only mount would show them."""
     cancel: threading.Event = field(default_factory=threading.Event)
     """Set on Ctrl-C: adapters pass it to run_process."""
 
     @property
     def prompt(self) -> str:
         return self.task.prompt
+
+    @property
+    def base_url(self) -> str | None:
+        """The gateway's per-trial OpenAI-compatible base URL."""
+        return self.route.openai_base_url if self.route else None
 
 
 @dataclass(frozen=True)
@@ -51,10 +64,22 @@ class AgentOutcome:
     final_answer: str | None = None
     trajectory: dict[str, Any] | None = None
     start_error: str | None = None
-    """The agent could not be started (missing binary...): an infrastructure error."""
+    """The agent could not be started (missing binary, jail failure): an infrastructure error."""
+    isolation: str = "none"
+    """The sandbox level actually enforced for the agent's processes."""
+    leftover_processes: int | None = None
+    """Processes the agent left running when it exited (all killed); None if unknown."""
 
     @classmethod
-    def from_process(cls, result: ProcessResult, final_answer: str | None) -> AgentOutcome:
+    def from_process(
+        cls,
+        result: ProcessResult,
+        final_answer: str | None,
+        *,
+        isolation: str = "none",
+        start_error: str | None = None,
+        leftover_processes: int | None = None,
+    ) -> AgentOutcome:
         return cls(
             exit_code=result.exit_code,
             timed_out=result.timed_out,
@@ -65,7 +90,9 @@ class AgentOutcome:
             stderr_bytes=result.stderr_bytes,
             truncated=result.truncated,
             final_answer=final_answer,
-            start_error=result.start_error,
+            start_error=start_error or result.start_error,
+            isolation=isolation,
+            leftover_processes=leftover_processes,
         )
 
 

@@ -86,6 +86,10 @@ def run(
             "--min-free-mb", min=0, help="Stop starting trials below this free disk space."
         ),
     ] = 500,
+    sandbox: Annotated[
+        str | None,
+        typer.Option("--sandbox", help="bwrap | landlock | none (default: the best that works)."),
+    ] = None,
 ) -> None:
     """Run every selected task with each configuration, grade, record and summarise.
 
@@ -129,6 +133,7 @@ def run(
             workdir_root=workdir_root,
             max_reruns=max_reruns,
             min_free_mb=min_free_mb,
+            sandbox=sandbox,
             argv=sys.argv[1:],
         )
     err = err_console()

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from localagentbench.gateway import TrialStats
 from localagentbench.grading import CheckResult, CommandsResult
 
 __all__ = [
@@ -33,6 +34,8 @@ class Tokens(BaseModel):
     """Completion tokens; None when unknown."""
     source: Literal["gateway", "agent", "none", "unknown"] = "unknown"
     """Who counted: the harness's gateway, the agent's own report, nobody (no model used)."""
+    counting: str | None = None
+    """How the gateway got its figures: backend usage, its own count, or both (mixed)."""
 
 
 class TrialRecord(BaseModel):
@@ -93,6 +96,10 @@ class TrialRecord(BaseModel):
     output_truncated: bool = False
     restored: bool = False
     """The task's master tree was found tampered before this trial and restored."""
+    gateway: TrialStats | None = None
+    """The gateway's figures for this trial (latency, TTFT, errors, rate limits)."""
+    leftover_processes: int | None = None
+    """Processes the agent left running when it exited (all killed); None if unknown."""
 
     @model_validator(mode="before")
     @classmethod

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from localagentbench.agents import Agent, make_agent
-from localagentbench.errors import ConfigError, RunDirError
+from localagentbench.errors import ConfigError, InfraError, RunDirError
+from localagentbench.gateway import BackendUnavailable, Gateway, prove
 from localagentbench.records import (
     ConfigurationInfo,
     Incident,
@@ -31,12 +32,11 @@ from localagentbench.runner._executor import Executor, LocalExecutor
 from localagentbench.runner._progress import ProgressSink, SilentProgress
 from localagentbench.runner._provenance import harness_info, host_info
 from localagentbench.runner._trial import TrialEnv, TrialPlan, run_trial
+from localagentbench.sandbox import Sandbox, isolation_level, select
 from localagentbench.tasks import Task, load_tasks
 from localagentbench.workspace import Pristine, PristineStore, make_scratch_root
 
 __all__ = ["RunOptions", "RunResult", "execute", "resume_options"]
-
-ISOLATION_NONE = "none"
 
 
 @dataclass
@@ -56,6 +56,8 @@ class RunOptions:
     """Stop starting trials when the run directory's disk has less free space."""
     max_reruns: int = 1
     """How many times an infra_error trial is run again within the run."""
+    sandbox: str | None = None
+    """bwrap | landlock | none; None picks the best that works here."""
     argv: list[str] = field(default_factory=list)
 
 
@@ -137,6 +139,34 @@ def resume_options(path: Path, **overrides: object) -> RunOptions:
     return options
 
 
+@contextlib.contextmanager
+def _gateway_for(
+    configs: Sequence[Configuration], agents: dict[str, Agent]
+) -> Iterator[Gateway | None]:
+    """Start the run's gateway when some configuration talks to a model, after proving each model.
+
+    A backend that does not answer a real tiny completion stops the run before any trial:
+    an endpoint problem must never be recorded as failed trials.
+    """
+    models = sorted(
+        {c.model for c in configs if c.model and getattr(agents[c.id], "uses_model", True)}
+    )
+    if not models:
+        yield None
+        return
+    for model in models:
+        try:
+            prove(model)
+        except BackendUnavailable as e:
+            raise InfraError(f"model {model}: {e}; no trial was run") from e
+    gateway = Gateway()
+    gateway.start()
+    try:
+        yield gateway
+    finally:
+        gateway.stop()
+
+
 def _free_mb(path: Path) -> float:
     return shutil.disk_usage(path).free / 1e6
 
@@ -156,6 +186,7 @@ def execute(
     if not options.configurations:
         raise ConfigError("no configuration: give --agent or --config matrix.yaml")
     agents = _build_agents(options.configurations)
+    sandbox = select(options.sandbox)
 
     if resume:
         if options.out is None:
@@ -207,12 +238,13 @@ def execute(
                     ],
                     repeats=options.repeats,
                     concurrency=options.concurrency,
-                    isolation=ISOLATION_NONE,
+                    isolation=isolation_level(sandbox),
                     argv=options.argv,
                 )
             )
-        return _run_trials(options, run_dir, run_id, tasks, pristine, agents, agent_versions, progress,
-                           executor, resume)  # fmt: skip
+        with _gateway_for(options.configurations, agents) as gateway:
+            return _run_trials(options, run_dir, run_id, tasks, pristine, agents, agent_versions,
+                               progress, executor, resume, sandbox, gateway)  # fmt: skip
 
 
 def _run_trials(
@@ -226,6 +258,8 @@ def _run_trials(
     progress: ProgressSink,
     executor: Executor | None,
     resume: bool,
+    sandbox: Sandbox,
+    gateway: Gateway | None,
 ) -> RunResult:
     plans = [
         TrialPlan(task, config, repeat)
@@ -260,10 +294,13 @@ def _run_trials(
         agents=agents,
         agent_versions=agent_versions,
         scratch_root=scratch,
-        isolation=ISOLATION_NONE,
+        isolation=isolation_level(sandbox),
         cancel=cancel,
         keep_workdir=options.keep_workdir,
         guard_lock=threading.Lock(),
+        gateway=gateway,
+        sandbox=sandbox,
+        hide=(options.tasks_dir.resolve(), run_dir.path.resolve(), *(t.file.parent for t in tasks)),
     )
     reruns: dict[str, int] = {}
     ran = 0

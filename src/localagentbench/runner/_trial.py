@@ -5,16 +5,18 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from localagentbench._io import atomic_write_bytes, atomic_write_text
 from localagentbench._proc import Cancelled
 from localagentbench.agents import Agent, AgentContext, AgentOutcome
 from localagentbench.errors import LabError
+from localagentbench.gateway import Gateway, GatewayError, TrialRoute, TrialStats
 from localagentbench.grading import CommandsResult, Verdict, grade
 from localagentbench.records import Incident, RunDir, Status, Tokens, TrialRecord, utc_now
 from localagentbench.runner._config import Configuration
+from localagentbench.sandbox import NoneSandbox, Sandbox
 from localagentbench.tasks import Task
 from localagentbench.workspace import Pristine, check_master, git_patch, prepare_workspace
 
@@ -56,6 +58,11 @@ class TrialEnv:
     cancel: threading.Event
     keep_workdir: bool = False
     guard_lock: threading.Lock | None = None
+    gateway: Gateway | None = None
+    """The run's gateway; None when no configuration talks to a model."""
+    sandbox: Sandbox = field(default_factory=NoneSandbox)
+    hide: tuple[Path, ...] = ()
+    """Harness paths no agent may see (task tree, run directory)."""
 
 
 def _not_graded(reason: str) -> Verdict:
@@ -73,9 +80,11 @@ def _not_graded(reason: str) -> Verdict:
     )
 
 
-def _status(outcome: AgentOutcome) -> tuple[Status, str | None]:
+def _status(outcome: AgentOutcome, traffic: TrialStats | None) -> tuple[Status, str | None]:
     if outcome.start_error:
         return "infra_error", f"agent could not start: {outcome.start_error}"
+    if traffic is not None and traffic.cap_hit:
+        return "cap_hit", f"max_requests reached ({traffic.requests} requests)"
     if outcome.timed_out:
         return "timeout", None
     if outcome.exit_code != 0:
@@ -98,6 +107,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
     grade_s = 0.0
     patch = b""
     dirs = None
+    traffic: TrialStats | None = None
     try:
         lock = env.guard_lock or threading.Lock()
         with lock:
@@ -119,6 +129,8 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
                 )
             )
         dirs = prepare_workspace(pristine, env.scratch_root)
+        agent = env.agents[config.id]
+        route = _open_route(env, plan, agent, dirs.work, folder)
         ctx = AgentContext(
             trial_id=plan.id,
             task=task,
@@ -126,9 +138,17 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
             home=dirs.home,
             model=config.model,
             timeout_s=task.timeout_s,
+            route=route,
+            gateway_port=env.gateway.port if route and env.gateway else None,
+            sandbox=env.sandbox,
+            hide=env.hide,
             cancel=env.cancel,
         )
-        outcome = env.agents[config.id].run(ctx)
+        try:
+            outcome = agent.run(ctx)
+        finally:
+            if route is not None and env.gateway is not None:
+                traffic = env.gateway.close_trial(plan.id)
         atomic_write_text(folder / "agent.stdout", outcome.stdout)
         atomic_write_text(folder / "agent.stderr", outcome.stderr)
         if outcome.trajectory is not None:
@@ -136,7 +156,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         diff, deleted = git_patch(dirs.git_dir, dirs.work)
         patch = diff.encode("utf-8", errors="surrogateescape")
         atomic_write_bytes(folder / "patch.diff", patch)
-        status, error = _status(outcome)
+        status, error = _status(outcome, traffic)
         graded_at = time.monotonic()
         if status == "infra_error":
             verdict = _not_graded(f"not graded: {error}")
@@ -153,7 +173,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         grade_s = time.monotonic() - graded_at
     except Cancelled:
         raise
-    except (LabError, OSError) as e:
+    except (LabError, GatewayError, OSError) as e:
         status, error = "infra_error", f"{type(e).__name__}: {e}"
         verdict = _not_graded(f"not graded: {error}")
     finally:
@@ -175,7 +195,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         claimed_done=verdict.claimed_done,
         false_success=verdict.false_success,
         damage=verdict.damage,
-        loop_detected=False,
+        loop_detected=traffic.loop_detected if traffic else False,
         wall_s=outcome.wall_s if outcome else 0.0,
         isolation=env.isolation,
         tokens=Tokens(input=0, output=0, source="none")
@@ -207,3 +227,25 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
 
 def _uses_model(env: TrialEnv, config: Configuration) -> bool:
     return bool(getattr(env.agents[config.id], "uses_model", True))
+
+
+def _open_route(
+    env: TrialEnv, plan: TrialPlan, agent: Agent, workspace: Path, folder: Path
+) -> TrialRoute | None:
+    """Open the trial's gateway route when its agent talks to a model."""
+    if env.gateway is None or not plan.config.model or not getattr(agent, "uses_model", True):
+        return None
+    return env.gateway.open_trial(
+        plan.id,
+        model=plan.config.model,
+        workspace=workspace,
+        log_path=folder / "gateway.jsonl",
+        max_requests=plan.task.max_requests,
+    )
+
+
+def _tokens(traffic: TrialStats | None, uses_model: bool) -> Tokens:
+    if traffic is not None:
+        return Tokens(input=traffic.input_tokens, output=traffic.output_tokens, source="gateway",
+                      counting=traffic.token_source)  # fmt: skip
+    return Tokens() if uses_model else Tokens(input=0, output=0, source="none")

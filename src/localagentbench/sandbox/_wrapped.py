@@ -163,15 +163,17 @@ class Wrapped:
     def failure(self, exit_code: int | None, stderr: str) -> str | None:
         """Why the jail itself failed to start (an infra error, not the agent's), else None.
 
-        Recognised: the launcher's setup failure (exit 125 and its marker line) and bwrap's
+        Recognised: the launcher's setup failure (exit 125 and its marker line), the agent
+        program failing to execute (exit 127 and the marker's "cannot run" line) and bwrap's
         own errors (exit 1, first line ``bwrap: ...``). An agent could print these to have
         its trial rerun as an infra error; it cannot turn a failure into a pass.
         """
         lines = stderr.strip().splitlines()
-        if exit_code == LAUNCHER_FAILED:
-            marked = [line for line in lines if line.startswith(LAUNCHER_MARKER)]
-            if marked:
-                return marked[-1]
+        marked = [line for line in lines if line.startswith(LAUNCHER_MARKER)]
+        if exit_code == LAUNCHER_FAILED and marked:
+            return marked[-1]
+        if exit_code == 127 and marked and "cannot run" in marked[-1]:
+            return marked[-1]
         if exit_code == 1 and lines and lines[0].startswith("bwrap: "):
             return lines[0]
         return None

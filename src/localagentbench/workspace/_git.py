@@ -38,6 +38,7 @@ _SAFE_CONFIG = (
     "-c", "commit.gpgsign=false",
     "-c", "init.defaultBranch=main",
     "-c", "protocol.file.allow=always",
+    "-c", "safe.directory=*",
 )  # fmt: skip
 
 
