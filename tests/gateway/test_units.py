@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import localagentbench.gateway as package
 from localagentbench.gateway import ScriptError, load_script, shipped_scripts
 from localagentbench.gateway._backend_ollama import normalise_host
 from localagentbench.gateway._backend_scripted import sample_json, side_json
@@ -154,3 +156,23 @@ def test_side_json_replies_satisfy_the_schema() -> None:
     }
     assert sample_json(speaker, "x") == {"reasoning": "x", "next_speaker": "user", "count": 0}
     assert json.loads(side_json(None, "x"))["next_speaker"] == "user"
+
+
+def test_every_pydantic_field_has_a_docstring() -> None:
+    """STYLE: typed records document every field where it is declared."""
+    missing = []
+    for path in Path(package.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            if not any(getattr(base, "id", "") == "BaseModel" for base in node.bases):
+                continue
+            for position, statement in enumerate(node.body):
+                if isinstance(statement, ast.AnnAssign):
+                    following = node.body[position + 1] if position + 1 < len(node.body) else None
+                    documented = isinstance(following, ast.Expr) and isinstance(
+                        getattr(following, "value", None), ast.Constant
+                    )
+                    if not documented:
+                        missing.append(f"{path.name}:{node.name}.{ast.unparse(statement.target)}")
+    assert missing == []

@@ -93,6 +93,8 @@ def classify(reply: Reply) -> tuple[Literal["native", "pseudo", "none"], str]:
     for pattern in PSEUDO_PATTERNS:
         if pattern.search(reply.text):
             return "pseudo", "the reply text looks like a tool call but is not a native one"
+    if reply.finish == "length":
+        return "none", "no tool call before the output token limit (a long reasoning phase?)"
     return "none", "no tool call, native or in text"
 
 
@@ -170,7 +172,7 @@ def probe(model: str, *, timeout_s: float = 30.0, workspace: Path | None = None)
             Message("user", PROBE_PROMPT),
         ],
         tools=[PROBE_TOOL],
-        max_tokens=512,
+        max_tokens=1024,
     )
     reply, took = _run(model, request, timeout_s, workspace)
     verdict, detail = classify(reply)
