@@ -267,3 +267,11 @@ def test_concurrent_trials_stay_isolated(gateway: Gateway, tmp_path: Path) -> No
         stats = gateway.close_trial(f"c{i}")
         assert (stats.requests, stats.input_tokens, stats.errors) == (3, 300, 0)
         assert len((tmp_path / f"c{i}.jsonl").read_text().splitlines()) == 3
+
+
+def test_route_env_points_every_sdk_at_the_trial(open_trial: OpenTrial, gateway: Gateway) -> None:
+    env = open_trial("envy").env()
+    assert env["LAB_BASE_URL"] == f"{gateway.url}/t/envy/v1"
+    assert env["ANTHROPIC_BASE_URL"] == env["OLLAMA_HOST"] == f"{gateway.url}/t/envy"
+    assert all(value.startswith(gateway.url) for value in env.values())
+    assert chat(env["OPENAI_BASE_URL"]).choices[0].message.content == "I will read the file first."

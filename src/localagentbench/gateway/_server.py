@@ -63,6 +63,22 @@ class TrialRoute:
     gemini_base_url: str
     """Gemini base (the client appends `/v1beta/models/...`): GOOGLE_GEMINI_BASE_URL."""
 
+    def env(self) -> dict[str, str]:
+        """The base-URL variables agents and their SDKs read, pointed at this trial.
+
+        URLs only: keys (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY) are the
+        agent adapter's business; the gateway ignores them for scripted models.
+        """
+        return {
+            "LAB_BASE_URL": self.openai_base_url,
+            "OPENAI_BASE_URL": self.openai_base_url,
+            "OPENAI_API_BASE": self.openai_base_url,
+            "ANTHROPIC_BASE_URL": self.anthropic_base_url,
+            "OLLAMA_HOST": self.ollama_host,
+            "OLLAMA_API_BASE": self.ollama_host,
+            "GOOGLE_GEMINI_BASE_URL": self.gemini_base_url,
+        }
+
 
 class Gateway:
     """The run's model gateway: a local HTTP proxy with one route prefix per trial.
