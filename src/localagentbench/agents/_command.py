@@ -39,6 +39,9 @@ class CommandSettings(BaseModel):
     """argv template; a string is split like a shell would."""
     env: dict[str, str] | list[str] = Field(default_factory=list)
     """Extra variables: a list of names copied from the harness's environment, or a mapping."""
+    readonly: list[Path] = Field(default_factory=list)
+    """Extra paths the agent needs, shown read-only in the sandbox (its install, its scripts).
+    The program file itself is always shown."""
 
     @field_validator("command", mode="before")
     @classmethod
@@ -98,7 +101,7 @@ class CommandAgent(BaseAgent):
         spec = SandboxSpec(
             workspace=ctx.workspace,
             home=ctx.home,
-            readonly=_program_paths(argv[0]),
+            readonly=[*_program_paths(argv[0]), *(p.resolve() for p in self.settings.readonly)],
             hide=list(ctx.hide),
             env=env,
             network="gateway" if ctx.gateway_port else "none",

@@ -92,4 +92,6 @@ def make_mock(settings: dict[str, object]) -> MockAgent:
     except ValidationError as e:
         first = e.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or "settings"
-        raise ConfigError(f"mock agent: {field}: {first['msg']} (behaviors: noop, solve, break, hang)") from e
+        raise ConfigError(
+            f"mock agent: {field}: {first['msg']} (behaviors: noop, solve, break, hang)"
+        ) from e

@@ -158,6 +158,7 @@ class ConfigurationInfo(BaseModel):
     settings: dict[str, Any]
     command: list[str] | None = None
     env: dict[str, str] | list[str] | None = None
+    readonly: list[str] | None = None
     lane: str = "default"
     agent_version: str | None = None
 

@@ -34,6 +34,8 @@ class Configuration(BaseModel):
     """For `agent: command`: the argv template."""
     env: dict[str, str] | list[str] | None = None
     """For `agent: command`: variables to pass (names copied from the harness, or a mapping)."""
+    readonly: list[str] | None = None
+    """For `agent: command`: extra paths shown read-only in the sandbox (the agent's install)."""
     lane: str = "default"
     """Concurrency lane: a local-GPU lane runs one trial at a time."""
 
@@ -51,6 +53,8 @@ class Configuration(BaseModel):
             settings["command"] = self.command
         if self.env is not None:
             settings["env"] = self.env
+        if self.readonly is not None:
+            settings["readonly"] = self.readonly
         return settings
 
 

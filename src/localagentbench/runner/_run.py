@@ -231,6 +231,7 @@ def execute(
                             settings=c.settings,
                             command=c.command,
                             env=c.env,
+                            readonly=c.readonly,
                             lane=c.lane,
                             agent_version=agent_versions[c.id],
                         )

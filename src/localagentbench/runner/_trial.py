@@ -197,11 +197,11 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         damage=verdict.damage,
         loop_detected=traffic.loop_detected if traffic else False,
         wall_s=outcome.wall_s if outcome else 0.0,
-        isolation=env.isolation,
-        tokens=Tokens(input=0, output=0, source="none")
-        if not _uses_model(env, config)
-        else Tokens(),
-        requests=None,
+        isolation=outcome.isolation if outcome else env.isolation,
+        tokens=_tokens(traffic, _uses_model(env, config)),
+        requests=traffic.requests if traffic else None,
+        gateway=traffic,
+        leftover_processes=outcome.leftover_processes if outcome else None,
         visible=verdict.visible,
         heldout=verdict.heldout,
         checks=verdict.checks,
