@@ -270,3 +270,25 @@ def test_reasoning_is_carried_and_recorded(
         for line in (tmp_path / "trials" / "t1" / "gateway.jsonl").read_text().splitlines()
     ]
     assert [e["response"]["reasoning"] for e in entries] == ["Let me think.", "Let me think."]
+
+
+def test_backend_auth_failure_reaches_the_agent_as_502(
+    upstream: Gateway,
+    gateway: Gateway,
+    open_trial: OpenTrial,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The gateway's key being refused must not look like the agent's own login problem."""
+    model = write_script(
+        tmp_path, "name: auth\nsteps:\n  - error: {status: 401, message: 'Invalid API key'}\n"
+    )
+    up = open_upstream(upstream, tmp_path, model)
+    monkeypatch.setenv("LAB_OPENAI_BASE_URL", up.openai_base_url)
+    route = open_trial(model="openai/m")
+    with pytest.raises(anthropic.InternalServerError, match="Invalid API key") as info:
+        anthropic.Anthropic(
+            base_url=route.anthropic_base_url, api_key="k", max_retries=0
+        ).messages.create(model="x", max_tokens=100, messages=[{"role": "user", "content": "hi"}])
+    assert info.value.status_code == 502
+    assert gateway.stats("t1").rate_limited == []

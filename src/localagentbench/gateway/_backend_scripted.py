@@ -143,6 +143,7 @@ class ScriptedBackend:
                 endpoint=self.endpoint,
                 retry_after_s=step.error.retry_after_s,
                 rate_limited=is_rate_limited(step.error.status, step.error.message),
+                scripted=True,
             )
         if self.script.strict and step.expect is not None:
             self._check(index, step, request)

@@ -122,10 +122,14 @@ async def serve_call(
             if e.retry_after_s is not None:
                 headers["retry-after"] = str(math.ceil(max(0.0, e.retry_after_s)))
                 headers["retry-after-ms"] = str(round(max(0.0, e.retry_after_s) * 1000))
-        record(e.status, None, str(e))
+        # the backend refusing the gateway's own key is not the agent's auth problem: an
+        # agent shown 401 may start a login flow instead of reporting the failure
+        refused_key = e.status in {401, 403} and not (e.rate_limited or e.scripted)
+        status = 502 if refused_key else e.status
+        record(status, None, str(e))
         return error_response(
             front,
-            e.status,
+            status,
             str(e),
             "rate_limit_error" if e.rate_limited else "backend_error",
             headers,

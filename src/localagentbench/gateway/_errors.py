@@ -57,8 +57,11 @@ class BackendHTTPError(GatewayError):
         endpoint: str = "",
         retry_after_s: float | None = None,
         rate_limited: bool = False,
+        scripted: bool = False,
     ) -> None:
         self.status = status
+        self.scripted = scripted
+        """Raised by a scripted step: the status is the script's and is sent as is."""
         self.message = message
         self.endpoint = endpoint
         self.retry_after_s = retry_after_s
