@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from localagentbench import __version__
+from localagentbench.cli._doctor import doctor, gateway
 from localagentbench.cli._run import run
 from localagentbench.cli._tasks import check, list_tasks, verify
 
@@ -37,3 +38,5 @@ app.command("check")(check)
 app.command("list-tasks")(list_tasks)
 app.command("verify")(verify)
 app.command("run")(run)
+app.command("doctor")(doctor)
+app.command("gateway")(gateway)

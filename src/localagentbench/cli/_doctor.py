@@ -1,0 +1,133 @@
+"""`doctor` (prerequisites, sandbox, endpoints, the tool-call canary) and `gateway`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from localagentbench.cli._common import console, err_console
+from localagentbench.errors import InfraError
+from localagentbench.gateway import BackendUnavailable, TrialRoute, probe, serve
+from localagentbench.runner._provenance import host_info
+from localagentbench.sandbox import available_backends
+
+_CODING_HINTS = (
+    "coder",
+    "code",
+    "deepseek",
+    "qwen",
+    "starcoder",
+    "codestral",
+    "devstral",
+    "granite",
+)
+
+
+def _ollama_models(host: str) -> tuple[list[str] | None, str]:
+    url = (host if "://" in host else f"http://{host}").rstrip("/") + "/api/tags"
+    try:
+        with urllib.request.urlopen(url, timeout=3) as reply:  # noqa: S310 - a local URL
+            models = [m["name"] for m in json.load(reply).get("models", [])]
+    except (OSError, ValueError, urllib.error.URLError) as e:
+        return None, f"not reachable at {url} ({getattr(e, 'reason', e)})"
+    return models, url
+
+
+def doctor(
+    probe_model: Annotated[
+        str | None,
+        typer.Option("--probe", metavar="MODEL", help="Tool-call canary: native, pseudo or none."),
+    ] = None,
+) -> None:
+    """Check prerequisites (Python, git, sandbox, disk, Ollama) or probe a model's tool calls.
+
+    Exit 1 when something required is missing, or when --probe finds no native tool call.
+
+    Examples:
+      localagentbench doctor
+      localagentbench doctor --probe ollama/qwen2.5-coder:7b
+    """
+    out = console()
+    if probe_model is not None:
+        try:
+            result = probe(probe_model)
+        except BackendUnavailable as e:
+            raise InfraError(f"model {probe_model}: {e}") from e
+        out.print(f"{result.verdict}: {result.detail} ({result.latency_s:.2f}s)", markup=False)
+        if result.verdict != "native":
+            raise typer.Exit(1)
+        return
+    host = host_info()
+    missing = 0
+
+    def line(ok: bool | None, what: str, detail: str) -> None:
+        nonlocal missing
+        mark = {True: "ok  ", False: "FAIL", None: "warn"}[ok]
+        missing += ok is False
+        out.print(f"{mark} {what:<10} {detail}", markup=False)
+
+    line(sys.version_info >= (3, 11), "python", f"{host['python']} ({sys.executable})")
+    line(host["git"] is not None, "git", host["git"] or "not found: apt-get install git")
+    line(
+        None if host["node"] is None else True,
+        "node",
+        host["node"] or "not found (Node tasks fail)",
+    )
+    line(
+        None if host["go"] is None else True,
+        "go",
+        host["go"] or "not found (Go tasks fail): apt-get install golang-go",
+    )
+    statuses = available_backends()
+    best = next(s for s in statuses if s.available)
+    for status in statuses:
+        level = True if status.available and status.name != "none" else None
+        line(level, f"sandbox:{status.name}", status.reason)
+    line(True if best.name != "none" else None, "isolation", f"runs will use {best.name}")
+    free = shutil.disk_usage(Path.cwd()).free / 1e9
+    line(free >= 1, "disk", f"{free:.1f} GB free in {Path.cwd()}")
+    models, where = _ollama_models(os.environ.get("OLLAMA_HOST", "127.0.0.1:11434"))
+    if models is None:
+        line(None, "ollama", where)
+    else:
+        line(True, "ollama", f"{len(models)} models at {where}")
+        for name in models:
+            coding = any(hint in name.lower() for hint in _CODING_HINTS)
+            out.print(f"       {name}{'' if coding else '  (not a coding model?)'}", markup=False)
+    if missing:
+        raise typer.Exit(1)
+
+
+def gateway(
+    model: Annotated[
+        str, typer.Option("--model", help="Backend model id, e.g. scripted/fix-greeting.")
+    ],
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="Port (0: any free one).")
+    ] = 0,
+) -> None:
+    """Serve one model backend through the recording gateway, for trying an agent by hand.
+
+    Prints the base URL of every protocol, then serves until Ctrl-C.
+
+    Example: localagentbench gateway --model scripted/fix-greeting --port 8400
+    """
+    err = err_console()
+
+    def ready(route: TrialRoute) -> None:
+        err.print(f"serving {model}", markup=False)
+        err.print(f"  OpenAI chat/Responses: {route.openai_base_url}", markup=False)
+        err.print(f"  Anthropic:             {route.anthropic_base_url}", markup=False)
+        err.print(f"  Ollama:                {route.ollama_host}", markup=False)
+        err.print(f"  Gemini:                {route.gemini_base_url}", markup=False)
+        err.print("Ctrl-C to stop", markup=False)
+
+    serve(model, port, on_ready=ready)

@@ -1,0 +1,76 @@
+"""`doctor`, `doctor --probe` and `gateway` from the command line."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+
+@pytest.mark.parametrize(("model", "verdict", "code"), [
+    ("scripted/probe-native", "native", 0),
+    ("scripted/probe-pseudo", "pseudo", 1),
+    ("scripted/probe-none", "none", 1),
+])  # fmt: skip
+def test_probe_says_native_pseudo_or_none(cli, model, verdict, code):
+    exit_code, out, _ = cli("doctor", "--probe", model)
+    assert exit_code == code
+    assert out.startswith(f"{verdict}: ")
+
+
+def test_probe_of_a_dead_endpoint_is_one_line(cli, monkeypatch):
+    monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:9")
+    code, _, err = cli("doctor", "--probe", "ollama/qwen2.5-coder:7b")
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert "model ollama/qwen2.5-coder:7b" in err
+
+
+def test_doctor_reports_sandbox_and_tools(cli, monkeypatch):
+    monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:9")
+    code, out, _ = cli("doctor")
+    assert code in (0, 1)
+    assert "python" in out
+    assert "sandbox:bwrap" in out
+    assert "sandbox:landlock" in out
+    assert "runs will use" in out
+    assert "ollama" in out
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_gateway_command_serves_a_scripted_model():
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "localagentbench", "gateway", "--model", "scripted/fix-greeting",
+         "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        body = json.dumps({"model": "x", "messages": [{"role": "user", "content": "hi"}]}).encode()
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/chat/completions", data=body,
+                                         headers={"Content-Type": "application/json"})  # fmt: skip
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(request, timeout=5) as reply:
+                    answer = json.load(reply)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        assert answer["choices"][0]["message"]["content"]
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    assert f"http://127.0.0.1:{port}/v1" in err
