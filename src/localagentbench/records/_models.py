@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from localagentbench.gateway import TrialStats
 from localagentbench.grading import CheckResult, CommandsResult
+from localagentbench.sandbox import TamperReport
 
 __all__ = [
     "RECORD_VERSION",
@@ -100,6 +101,8 @@ class TrialRecord(BaseModel):
     """The gateway's figures for this trial (latency, TTFT, errors, rate limits)."""
     leftover_processes: int | None = None
     """Processes the agent left running when it exited (all killed); None if unknown."""
+    tamper: TamperReport | None = None
+    """Edits to visible tests, oracle files and test configuration (data, not a verdict)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -16,9 +16,15 @@ from localagentbench.gateway import Gateway, GatewayError, TrialRoute, TrialStat
 from localagentbench.grading import CommandsResult, Verdict, grade
 from localagentbench.records import Incident, RunDir, Status, Tokens, TrialRecord, utc_now
 from localagentbench.runner._config import Configuration
-from localagentbench.sandbox import NoneSandbox, Sandbox
+from localagentbench.sandbox import (
+    TEST_INFRA_PATTERNS,
+    NoneSandbox,
+    Sandbox,
+    TamperReport,
+    tamper_report,
+)
 from localagentbench.tasks import Task
-from localagentbench.workspace import Pristine, check_master, git_patch, prepare_workspace
+from localagentbench.workspace import Pristine, check_master, git_patch, prepare_workspace, unpack
 
 __all__ = ["TrialEnv", "TrialPlan", "run_trial", "trial_id"]
 
@@ -108,6 +114,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
     patch = b""
     dirs = None
     traffic: TrialStats | None = None
+    tamper: TamperReport | None = None
     try:
         lock = env.guard_lock or threading.Lock()
         with lock:
@@ -156,6 +163,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         diff, deleted = git_patch(dirs.git_dir, dirs.work)
         patch = diff.encode("utf-8", errors="surrogateescape")
         atomic_write_bytes(folder / "patch.diff", patch)
+        tamper = _tamper(task, pristine, dirs.work, dirs.root / "pristine")
         status, error = _status(outcome, traffic)
         graded_at = time.monotonic()
         if status == "infra_error":
@@ -202,6 +210,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         requests=traffic.requests if traffic else None,
         gateway=traffic,
         leftover_processes=outcome.leftover_processes if outcome else None,
+        tamper=tamper,
         visible=verdict.visible,
         heldout=verdict.heldout,
         checks=verdict.checks,
@@ -242,6 +251,20 @@ def _open_route(
         log_path=folder / "gateway.jsonl",
         max_requests=plan.task.max_requests,
     )
+
+
+TEST_FILE_PATTERNS = ("test_*.py", "*/test_*.py", "*_test.py", "*/*_test.py", "*_test.go",
+                      "*/*_test.go", "*.test.js", "*/*.test.js", "*.test.ts", "*/*.test.ts",
+                      "*.spec.js", "*/*.spec.js")  # fmt: skip
+"""Files treated as visible tests wherever they are, beside the oracle's own paths."""
+
+
+def _tamper(task: Task, pristine: Pristine, work: Path, scratch: Path) -> TamperReport:
+    """Edits to visible tests, oracle files and test configuration, as data for the record."""
+    unpack(pristine, scratch, with_git=False)
+    named = {arg for argv in task.oracle.command for arg in argv[1:] if (scratch / arg).exists()}
+    protected = sorted({*TEST_INFRA_PATTERNS, *TEST_FILE_PATTERNS, *named})
+    return tamper_report(scratch, work, protected)
 
 
 def _tokens(traffic: TrialStats | None, uses_model: bool) -> Tokens:
