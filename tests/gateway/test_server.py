@@ -144,12 +144,27 @@ def test_same_request_repeated_flags_loop(open_trial: OpenTrial, gateway: Gatewa
     assert gateway.stats("t1").loop_detected
 
 
-def test_bad_json_is_400_and_counts_nothing(open_trial: OpenTrial, gateway: Gateway) -> None:
+def test_unservable_requests_are_recorded_as_errors(
+    open_trial: OpenTrial, gateway: Gateway, tmp_path: Path
+) -> None:
     route = open_trial()
     reply = httpx.post(route.openai_base_url + "/chat/completions", content=b"{not json")
     assert reply.status_code == 400
     assert "bad request" in reply.json()["error"]["message"]
-    assert gateway.stats("t1").requests == 0
+    unknown = httpx.post(route.openai_base_url + "/embeddings", json={"input": "x"})
+    assert unknown.status_code == 404
+    stats = gateway.stats("t1")
+    assert (stats.requests, stats.errors) == (0, 2)
+    lines = [
+        json.loads(line)
+        for line in (tmp_path / "trials" / "t1" / "gateway.jsonl").read_text().splitlines()
+    ]
+    assert [(e["status"], e["path"]) for e in lines] == [
+        (400, "/v1/chat/completions"),
+        (404, "/v1/embeddings"),
+    ]
+    assert lines[0]["request"] == "{not json"
+    assert lines[1]["request"] == {"input": "x"}
 
 
 def test_default_trial_served_at_root(gateway: Gateway, tmp_path: Path) -> None:

@@ -99,7 +99,9 @@ async def serve_call(
         body = json.loads(raw)
         request = front.parse(body, route.model)
     except (ValueError, BadRequest) as e:
-        return error_response(front, 400, f"bad request: {e}", "invalid_request_error")
+        message = f"bad request: {e}"
+        trial.reject(front=front.name, path=path, status=400, error=message, raw=raw)
+        return error_response(front, 400, message, "invalid_request_error")
     if route.stream is not None:
         request.stream = route.stream
     admission = trial.admit(request, raw)

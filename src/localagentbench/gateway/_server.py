@@ -306,12 +306,14 @@ class Gateway:
         if http.method == "HEAD":
             return web.Response(status=200)
         route = resolve(self._fronts, http.method, path)
-        if route is None:
-            return _json_error(404, f"the gateway does not serve {http.method} {path}")
         try:
             trial = self._trial(trial_id)
         except TrialNotFound as e:
             return _json_error(404, str(e))
+        if route is None:
+            message = f"the gateway does not serve {http.method} {path}"
+            trial.reject(front=None, path=path, status=404, error=message, raw=await http.read())
+            return _json_error(404, message)
         if route.static is not None:
             return await route.static(http, trial)
         assert route.front is not None

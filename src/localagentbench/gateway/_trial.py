@@ -213,6 +213,31 @@ class Trial:
                     self._cassette.add(request, reply)
         return line
 
+    def reject(self, *, front: str | None, path: str, status: int, error: str, raw: bytes) -> None:
+        """Record a request the gateway could not serve (bad body, unknown endpoint):
+        counted in `errors`, not in `requests`, and written to gateway.jsonl."""
+        with self._lock:
+            self._seq += 1
+            self._stats.errors += 1
+            entry = {
+                "seq": self._seq,
+                "at": datetime.now(UTC).isoformat(),
+                "front": front,
+                "path": path,
+                "side": None,
+                "status": status,
+                "error": error,
+                "response": None,
+            }
+            head = json.dumps(entry, ensure_ascii=False)
+            try:
+                request = _inline_json(raw) if raw and json.loads(raw) is not None else "null"
+            except ValueError:
+                request = json.dumps(raw.decode("utf-8", errors="replace"), ensure_ascii=False)
+            if self._log is not None:
+                self._log.write(f'{head[:-1]},"request":{request}}}\n')
+                self._log.flush()
+
     def write(self, line: str) -> None:
         """Append one line to gateway.jsonl (dropped once the trial is closed)."""
         with self._lock:
