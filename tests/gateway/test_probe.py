@@ -141,3 +141,27 @@ def test_serve_answers_at_the_root_until_stopped(tmp_path: Path) -> None:
         thread.join(timeout=10)
     assert not thread.is_alive()
     assert log.read_text().count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("backend", "variable", "field"),
+    [
+        ("ollama", "LAB_OLLAMA_HOST", "ollama_host"),
+        ("anthropic", "LAB_ANTHROPIC_BASE_URL", "anthropic_base_url"),
+    ],
+)
+def test_prove_and_probe_other_backends(
+    backend: str, variable: str, field: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Gateway() as upstream:
+        route = upstream.open_trial(
+            "up", model="scripted/probe-native", workspace=tmp_path, log_path=tmp_path / "g.jsonl"
+        )
+        monkeypatch.setenv(variable, getattr(route, field))
+        assert probe(f"{backend}/m").verdict == "native"
+        prove(f"{backend}/m")
+    with Gateway() as dead:
+        port = dead.port
+    monkeypatch.setenv(variable, f"http://127.0.0.1:{port}")
+    with pytest.raises(BackendUnavailable, match=variable.removeprefix("LAB_")):
+        prove(f"{backend}/m", timeout_s=5)
