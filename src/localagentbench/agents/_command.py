@@ -39,6 +39,12 @@ class CommandSettings(BaseModel):
     """argv template; a string is split like a shell would."""
     env: dict[str, str] | list[str] = Field(default_factory=list)
     """Extra variables: a list of names copied from the harness's environment, or a mapping."""
+    memory_mb: int | None = Field(default=8192, gt=0)
+    """Data-segment cap per agent process in the sandbox (None: no cap)."""
+    max_processes: int | None = Field(default=2048, gt=0)
+    """Process cap for the agent's uid in the sandbox (None: no cap)."""
+    max_file_mb: int | None = Field(default=2048, gt=0)
+    """Largest file the agent may write (None: no cap)."""
     readonly: list[Path] = Field(default_factory=list)
     """Extra paths the agent needs, shown read-only in the sandbox (its install, its scripts).
     The program file itself is always shown."""
@@ -106,6 +112,9 @@ class CommandAgent(BaseAgent):
             env=env,
             network="gateway" if ctx.gateway_port else "none",
             gateway_port=ctx.gateway_port,
+            memory_mb=self.settings.memory_mb,
+            max_processes=self.settings.max_processes,
+            max_file_mb=self.settings.max_file_mb,
         )
         run = run_jailed(ctx.sandbox, argv, spec, timeout_s=ctx.timeout_s, cancel=ctx.cancel)
         answer = None
