@@ -105,7 +105,9 @@ def main() -> None:
         if solved != args.trials:
             raise SystemExit(f"bench invalid: only {solved}/{args.trials} trials succeeded")
     print(f"trials: {args.trials} (mock solve, visible + held-out pytest)")
-    print(f"floor:   {floor:.3f} s/trial (shell: cp, git init/add/commit, apply, diff, oracle, held-out)")
+    print(
+        f"floor:   {floor:.3f} s/trial (shell: cp, git init/add/commit, apply, diff, oracle, held-out)"
+    )
     print(f"harness: {harness:.3f} s/trial (localagentbench run, records, summary)")
     print(f"ratio:   {harness / floor:.2f} (target <= 1.5)")
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from localagentbench.runner import RunOptions, configuration_from_cli, execute
 from labtest import script
+from localagentbench.runner import RunOptions, configuration_from_cli, execute
 
 
 def test_edits_to_tests_and_test_config_are_reported(make_task, tmp_path):
