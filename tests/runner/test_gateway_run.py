@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from localagentbench.records import RunDir
 from localagentbench.runner import RunOptions, configuration_from_cli, execute
 
 CLIENT = """\
@@ -93,3 +94,74 @@ def test_dead_backend_is_one_infra_error_and_no_trials(make_task, tmp_path, monk
     assert "model ollama/qwen2.5-coder:7b" in lines[0]
     assert "no trial was run" in lines[0]
     assert not list((tmp_path / "run").glob("trials/*/record.json"))
+
+
+RETRYING = """\
+import json, os, time, urllib.request, urllib.error
+body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "go"}]}).encode()
+for attempt in range(2):
+    req = urllib.request.Request(os.environ["LAB_BASE_URL"] + "/chat/completions", data=body,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            print(json.load(r)["choices"][0]["message"]["content"])
+            break
+    except urllib.error.HTTPError as e:
+        if e.code != 429 or os.environ.get("GIVE_UP"):
+            print("gave up", e.code)
+            break
+        time.sleep(float(e.headers.get("Retry-After") or 1))
+"""
+
+
+def _retrying_agent(tmp_path: Path, give_up: bool) -> str:
+    agent = tmp_path / "retrying.py"
+    agent.write_text(f"#!{sys.executable}\n" + RETRYING)
+    agent.chmod(0o755)
+    return f"env {'GIVE_UP=1 ' if give_up else ''}{agent}"
+
+
+def test_rate_limit_the_agent_waits_out_is_recorded_not_failed(make_task, tmp_path):
+    make_task(heldout=False, oracle={"command": ["true"]})
+    config = configuration_from_cli(
+        "command", "scripted/rate-limited", agent_cmd=str(tmp_path / "retrying.py")
+    )
+    _retrying_agent(tmp_path, give_up=False)
+    result = execute(
+        RunOptions(tasks_dir=tmp_path / "suite", configurations=[config], out=tmp_path / "run")
+    )
+    [record] = result.run_dir.records()
+    assert record.status == "completed"
+    assert record.gateway is not None
+    assert [e.status for e in record.gateway.rate_limited] == [429]
+    assert record.final_answer == "Answered after the rate limit."
+
+
+def test_rate_limit_that_fails_a_trial_is_an_infra_error_rerun_after_the_wait(make_task, tmp_path):
+    """A backend's 429 must never be counted as the model failing the task."""
+    make_task()
+    agent = tmp_path / "retrying.py"
+    _retrying_agent(tmp_path, give_up=True)
+    wrapper = tmp_path / "give-up.sh"
+    wrapper.write_text(f"#!/bin/sh\nGIVE_UP=1 exec {agent}\n")
+    wrapper.chmod(0o755)
+    config = configuration_from_cli("command", "scripted/rate-limited", agent_cmd=str(wrapper))
+    options = RunOptions(tasks_dir=tmp_path / "suite", configurations=[config], out=tmp_path / "run",
+                         max_reruns=1, sandbox="none")  # fmt: skip
+    result = execute(options)
+    [record] = result.run_dir.records()
+    assert record.status == "infra_error"
+    assert "rate limited by the backend" in (record.error or "")
+    [rerun] = [i for i in result.run_dir.incidents() if i.kind == "rerun"]
+    assert "rate limited" in rerun.detail
+    first = RunDir(tmp_path / "run").path / "reruns" / f"{record.trial_id}-1" / "record.json"
+    earlier = json.loads(first.read_text())
+    gap = _seconds(record.started_at) - _seconds(earlier["finished_at"])
+    assert gap >= 1  # the retry-after of the scripted 429
+    assert result.summary.configurations[config.id].trials == 0
+
+
+def _seconds(stamp: str) -> float:
+    import datetime as dt
+
+    return dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()

@@ -31,7 +31,7 @@ from localagentbench.runner._config import Configuration
 from localagentbench.runner._executor import Executor, LocalExecutor
 from localagentbench.runner._progress import ProgressSink, SilentProgress
 from localagentbench.runner._provenance import harness_info, host_info
-from localagentbench.runner._trial import TrialEnv, TrialPlan, run_trial
+from localagentbench.runner._trial import RateGate, TrialEnv, TrialPlan, run_trial
 from localagentbench.sandbox import Sandbox, isolation_level, select
 from localagentbench.tasks import Task, load_tasks
 from localagentbench.workspace import Pristine, PristineStore, make_scratch_root
@@ -141,7 +141,7 @@ def resume_options(path: Path, **overrides: object) -> RunOptions:
 
 @contextlib.contextmanager
 def _gateway_for(
-    configs: Sequence[Configuration], agents: dict[str, Agent]
+    configs: Sequence[Configuration], agents: dict[str, Agent], gate: RateGate
 ) -> Iterator[Gateway | None]:
     """Start the run's gateway when some configuration talks to a model, after proving each model.
 
@@ -158,7 +158,10 @@ def _gateway_for(
         try:
             prove(model)
         except BackendUnavailable as e:
-            raise InfraError(f"model {model}: {e}; no trial was run") from e
+            if not e.rate_limited:
+                raise InfraError(f"model {model}: {e}; no trial was run") from e
+            # Alive but rate limited: the endpoint answered; trials wait out its retry-after.
+            gate.push(e.retry_after_s)
     gateway = Gateway()
     gateway.start()
     try:
@@ -243,9 +246,10 @@ def execute(
                     argv=options.argv,
                 )
             )
-        with _gateway_for(options.configurations, agents) as gateway:
+        gate = RateGate()
+        with _gateway_for(options.configurations, agents, gate) as gateway:
             return _run_trials(options, run_dir, run_id, tasks, pristine, agents, agent_versions,
-                               progress, executor, resume, sandbox, gateway)  # fmt: skip
+                               progress, executor, resume, sandbox, gateway, gate)  # fmt: skip
 
 
 def _run_trials(
@@ -261,6 +265,7 @@ def _run_trials(
     resume: bool,
     sandbox: Sandbox,
     gateway: Gateway | None,
+    gate: RateGate,
 ) -> RunResult:
     plans = [
         TrialPlan(task, config, repeat)
@@ -300,6 +305,7 @@ def _run_trials(
         keep_workdir=options.keep_workdir,
         guard_lock=threading.Lock(),
         gateway=gateway,
+        rate_gate=gate,
         sandbox=sandbox,
         hide=(options.tasks_dir.resolve(), run_dir.path.resolve(), *(t.file.parent for t in tasks)),
     )

@@ -26,7 +26,36 @@ from localagentbench.sandbox import (
 from localagentbench.tasks import Task
 from localagentbench.workspace import Pristine, check_master, git_patch, prepare_workspace, unpack
 
-__all__ = ["TrialEnv", "TrialPlan", "run_trial", "trial_id"]
+__all__ = ["RateGate", "TrialEnv", "TrialPlan", "run_trial", "trial_id"]
+
+RATE_LIMIT_DEFAULT_WAIT_S = 10.0
+"""Wait after a rate limit whose backend named no retry-after."""
+RATE_LIMIT_MAX_WAIT_S = 600.0
+
+
+class RateGate:
+    """Holds new trials back until a backend's retry-after has passed (shared by a run)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._not_before = 0.0
+
+    def push(self, retry_after_s: float | None) -> float:
+        """Hold trials for ``retry_after_s`` (a default when None); return the wait set."""
+        wait = min(
+            RATE_LIMIT_MAX_WAIT_S,
+            retry_after_s if retry_after_s is not None else RATE_LIMIT_DEFAULT_WAIT_S,
+        )
+        with self._lock:
+            self._not_before = max(self._not_before, time.monotonic() + wait)
+        return wait
+
+    def wait(self, cancel: threading.Event) -> None:
+        """Sleep until the gate opens (returns early when cancelled)."""
+        with self._lock:
+            delay = self._not_before - time.monotonic()
+        if delay > 0:
+            cancel.wait(delay)
 
 
 def trial_id(task_id: str, config_id: str, repeat: int) -> str:
@@ -64,6 +93,7 @@ class TrialEnv:
     cancel: threading.Event
     keep_workdir: bool = False
     guard_lock: threading.Lock | None = None
+    rate_gate: RateGate = field(default_factory=RateGate)
     gateway: Gateway | None = None
     """The run's gateway; None when no configuration talks to a model."""
     sandbox: Sandbox = field(default_factory=NoneSandbox)
@@ -104,6 +134,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
     folder = env.run_dir.trial(plan.id)
     folder.mkdir(parents=True, exist_ok=True)
     pristine = env.pristine[task.key]
+    env.rate_gate.wait(env.cancel)
     started_at = utc_now()
     outcome: AgentOutcome | None = None
     verdict: Verdict
@@ -179,6 +210,18 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
                 cancel=env.cancel,
             )
         grade_s = time.monotonic() - graded_at
+        if (
+            traffic is not None
+            and traffic.rate_limited
+            and not verdict.success
+            and status != "infra_error"
+        ):
+            # The backend refused, not the model: rerun after its retry-after, never a failure.
+            waits = [e.retry_after_s for e in traffic.rate_limited if e.retry_after_s is not None]
+            wait = env.rate_gate.push(max(waits) if waits else None)
+            status = "infra_error"
+            error = (f"rate limited by the backend {len(traffic.rate_limited)} time(s) "
+                     f"({traffic.rate_limited[-1].status}); new trials wait {wait:g}s")  # fmt: skip
     except Cancelled:
         raise
     except (LabError, GatewayError, OSError) as e:
