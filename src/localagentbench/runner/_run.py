@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import os
 import shutil
 import threading
-from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from localagentbench.agents import Agent, make_agent
-from localagentbench.errors import ConfigError, InfraError, RunDirError
-from localagentbench.gateway import BackendUnavailable, Gateway, prove
+from localagentbench.agents import Agent
+from localagentbench.errors import ConfigError, RunDirError
+from localagentbench.gateway import Gateway
 from localagentbench.records import (
     ConfigurationInfo,
     Incident,
     RunDir,
     RunInfo,
     Summary,
-    TaskProvenance,
     TrialRecord,
     new_run_id,
     summarise,
@@ -31,6 +27,7 @@ from localagentbench.runner._config import Configuration
 from localagentbench.runner._executor import Executor, LocalExecutor
 from localagentbench.runner._progress import ProgressSink, SilentProgress
 from localagentbench.runner._provenance import harness_info, host_info
+from localagentbench.runner._setup import build_agents, gateway_for, hook, locked, provenance
 from localagentbench.runner._trial import RateGate, TrialEnv, TrialPlan, run_trial
 from localagentbench.sandbox import Sandbox, isolation_level, select
 from localagentbench.tasks import Task, load_tasks
@@ -72,57 +69,11 @@ class RunResult:
     stopped_reason: str | None = None
 
 
-def _build_agents(configs: Sequence[Configuration]) -> dict[str, Agent]:
-    agents = {}
-    for config in configs:
-        agent = make_agent(config.agent, config.agent_settings())
-        problem = _hook(agent, "available")
-        if problem:
-            raise ConfigError(f"configuration {config.id!r}: {problem}")
-        agents[config.id] = agent
-    return agents
-
-
-def _hook(agent: Agent, name: str) -> str | None:
-    """Call an optional adapter hook (``version``, ``available``); None when it has none."""
-    hook = getattr(agent, name, None)
-    value = hook() if callable(hook) else None
-    return str(value) if value is not None else None
-
-
-@contextlib.contextmanager
-def _locked(run_dir: RunDir) -> Iterator[None]:
-    run_dir.path.mkdir(parents=True, exist_ok=True)
-    with open(run_dir.path / ".lock", "w") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as e:
-            raise RunDirError(f"{run_dir.path} is in use by another localagentbench process") from e
-        yield
-
-
-def _provenance(task: Task, pristine: Pristine) -> TaskProvenance:
-    return TaskProvenance(
-        id=task.id,
-        version=task.version,
-        digest=pristine.digest,
-        commit=pristine.commit,
-        source=str(task.file),
-        project=task.cluster,
-        language=task.language,
-        category=task.category,
-        difficulty=task.difficulty,
-        tier=task.tier,
-    )
-
-
 def resume_options(path: Path, **overrides: object) -> RunOptions:
     """Options that continue the run in ``path`` exactly as it was started."""
     info = RunDir(path).read_info()
     configs = [
-        Configuration.model_validate(
-            {k: v for k, v in c.model_dump().items() if k != "agent_version"}
-        )
+        Configuration.model_validate(c.model_dump(exclude={"agent_version"}))
         for c in info.configurations
     ]
     options = RunOptions(
@@ -137,37 +88,6 @@ def resume_options(path: Path, **overrides: object) -> RunOptions:
         if value is not None:
             setattr(options, key, value)
     return options
-
-
-@contextlib.contextmanager
-def _gateway_for(
-    configs: Sequence[Configuration], agents: dict[str, Agent], gate: RateGate
-) -> Iterator[Gateway | None]:
-    """Start the run's gateway when some configuration talks to a model, after proving each model.
-
-    A backend that does not answer a real tiny completion stops the run before any trial:
-    an endpoint problem must never be recorded as failed trials.
-    """
-    models = sorted(
-        {c.model for c in configs if c.model and getattr(agents[c.id], "uses_model", True)}
-    )
-    if not models:
-        yield None
-        return
-    for model in models:
-        try:
-            prove(model)
-        except BackendUnavailable as e:
-            if not e.rate_limited:
-                raise InfraError(f"model {model}: {e}; no trial was run") from e
-            # Alive but rate limited: the endpoint answered; trials wait out its retry-after.
-            gate.push(e.retry_after_s)
-    gateway = Gateway()
-    gateway.start()
-    try:
-        yield gateway
-    finally:
-        gateway.stop()
 
 
 def _free_mb(path: Path) -> float:
@@ -188,7 +108,7 @@ def execute(
         raise ConfigError(f"no tasks selected in {options.tasks_dir}")
     if not options.configurations:
         raise ConfigError("no configuration: give --agent or --config matrix.yaml")
-    agents = _build_agents(options.configurations)
+    agents = build_agents(options.configurations)
     sandbox = select(options.sandbox)
 
     if resume:
@@ -213,10 +133,10 @@ def execute(
                 f"{run_dir.path} already exists and is not empty; use --resume {run_dir.path}"
             )
 
-    with _locked(run_dir):
+    with locked(run_dir):
         store = PristineStore(run_dir.pristine)
         pristine = {task.key: store.ensure(task) for task in tasks}
-        agent_versions = {c.id: _hook(agents[c.id], "version") for c in options.configurations}
+        agent_versions = {c.id: hook(agents[c.id], "version") for c in options.configurations}
         if not resume:
             run_dir.write_info(
                 RunInfo(
@@ -225,19 +145,9 @@ def execute(
                     harness=harness_info(),
                     host=host_info(),
                     tasks_dir=str(options.tasks_dir.resolve()),
-                    tasks=[_provenance(t, pristine[t.key]) for t in tasks],
+                    tasks=[provenance(t, pristine[t.key]) for t in tasks],
                     configurations=[
-                        ConfigurationInfo(
-                            id=c.id,
-                            agent=c.agent,
-                            model=c.model,
-                            settings=c.settings,
-                            command=c.command,
-                            env=c.env,
-                            readonly=c.readonly,
-                            lane=c.lane,
-                            agent_version=agent_versions[c.id],
-                        )
+                        ConfigurationInfo(**c.model_dump(), agent_version=agent_versions[c.id])
                         for c in options.configurations
                     ],
                     repeats=options.repeats,
@@ -247,7 +157,7 @@ def execute(
                 )
             )
         gate = RateGate()
-        with _gateway_for(options.configurations, agents, gate) as gateway:
+        with gateway_for(options.configurations, agents, gate) as gateway:
             return _run_trials(options, run_dir, run_id, tasks, pristine, agents, agent_versions,
                                progress, executor, resume, sandbox, gateway, gate)  # fmt: skip
 

@@ -1,0 +1,96 @@
+"""Setting a run up: adapters, the run-directory lock, task provenance, the proven gateway."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+from collections.abc import Iterator, Sequence
+
+from localagentbench.agents import Agent, make_agent
+from localagentbench.errors import ConfigError, InfraError, RunDirError
+from localagentbench.gateway import BackendUnavailable, Gateway, prove
+from localagentbench.records import RunDir, TaskProvenance
+from localagentbench.runner._config import Configuration
+from localagentbench.runner._trial import RateGate
+from localagentbench.tasks import Task
+from localagentbench.workspace import Pristine
+
+__all__ = ["build_agents", "gateway_for", "hook", "locked", "provenance"]
+
+
+def build_agents(configs: Sequence[Configuration]) -> dict[str, Agent]:
+    """One adapter per configuration, each checked to be runnable here (else a clear error)."""
+    agents = {}
+    for config in configs:
+        agent = make_agent(config.agent, config.agent_settings())
+        problem = hook(agent, "available")
+        if problem:
+            raise ConfigError(f"configuration {config.id!r}: {problem}")
+        agents[config.id] = agent
+    return agents
+
+
+def hook(agent: Agent, name: str) -> str | None:
+    """Call an optional adapter hook (``version``, ``available``); None when it has none."""
+    method = getattr(agent, name, None)
+    value = method() if callable(method) else None
+    return str(value) if value is not None else None
+
+
+@contextlib.contextmanager
+def locked(run_dir: RunDir) -> Iterator[None]:
+    """Hold the run directory exclusively: two processes never run trials into one run."""
+    run_dir.path.mkdir(parents=True, exist_ok=True)
+    with open(run_dir.path / ".lock", "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as e:
+            raise RunDirError(f"{run_dir.path} is in use by another localagentbench process") from e
+        yield
+
+
+def provenance(task: Task, pristine: Pristine) -> TaskProvenance:
+    """What run.json records of a task version."""
+    return TaskProvenance(
+        id=task.id,
+        version=task.version,
+        digest=pristine.digest,
+        commit=pristine.commit,
+        source=str(task.file),
+        project=task.cluster,
+        language=task.language,
+        category=task.category,
+        difficulty=task.difficulty,
+        tier=task.tier,
+    )
+
+
+@contextlib.contextmanager
+def gateway_for(
+    configs: Sequence[Configuration], agents: dict[str, Agent], gate: RateGate
+) -> Iterator[Gateway | None]:
+    """Start the run's gateway when some configuration talks to a model, after proving each model.
+
+    A backend that does not answer a real tiny completion stops the run before any trial:
+    an endpoint problem must never be recorded as failed trials.
+    """
+    models = sorted(
+        {c.model for c in configs if c.model and getattr(agents[c.id], "uses_model", True)}
+    )
+    if not models:
+        yield None
+        return
+    for model in models:
+        try:
+            prove(model)
+        except BackendUnavailable as e:
+            if not e.rate_limited:
+                raise InfraError(f"model {model}: {e}; no trial was run") from e
+            # Alive but rate limited: the endpoint answered; trials wait out its retry-after.
+            gate.push(e.retry_after_s)
+    gateway = Gateway()
+    gateway.start()
+    try:
+        yield gateway
+    finally:
+        gateway.stop()
