@@ -46,7 +46,7 @@ def test_golden_version_1_record_still_loads():
 def test_record_has_every_spec_field():
     dumped = json.loads(_record("t", "c", 1, True).model_dump_json())
     assert set(dumped) >= SPEC_FIELDS
-    assert set(dumped["tokens"]) == {"input", "output", "source"}
+    assert {"input", "output", "source"} <= set(dumped["tokens"])
     assert {"passed", "exit_codes", "tests_passed", "tests_total"} <= set(dumped["visible"])
 
 
