@@ -93,3 +93,16 @@ def test_git_repo_at_a_ref_loads_from_a_file_url(make_task, tmp_path: Path):
     log = git(["log", "--oneline"], cwd=dirs.work).stdout.strip().splitlines()
     assert len(log) == 1
     assert pristine.commit == git_init_commit(_tree(tmp_path / "same"))
+
+
+def test_unpack_works_on_pythons_without_tar_filters(make_task, tmp_path: Path, monkeypatch):
+    """Python 3.11.0-3.11.3 (Debian 12 ships 3.11.2) have no ``extractall(filter=...)``."""
+    import tarfile
+
+    [task] = load_tasks(make_task().parent)
+    pristine = PristineStore(tmp_path / "store").ensure(task)
+    monkeypatch.delattr(tarfile, "tar_filter")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    dirs = prepare_workspace(pristine, scratch)
+    assert tree_digest(dirs.work) == pristine.digest

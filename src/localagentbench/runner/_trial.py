@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -226,6 +227,13 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         raise
     except (LabError, GatewayError, OSError) as e:
         status, error = "infra_error", f"{type(e).__name__}: {e}"
+        verdict = _not_graded(f"not graded: {error}")
+    except Exception as e:  # a harness bug: keep the run going, the trial is rerun, the trace kept
+        atomic_write_text(folder / "harness-error.txt", traceback.format_exc())
+        status, error = (
+            "infra_error",
+            f"harness fault {type(e).__name__}: {e} (see harness-error.txt)",
+        )
         verdict = _not_graded(f"not graded: {error}")
     finally:
         if dirs is not None and not env.keep_workdir:

@@ -152,7 +152,16 @@ def unpack(pristine: Pristine, dest: Path, *, with_git: bool = True) -> None:
             members = [
                 m for m in members if not (m.name == "./.git" or m.name.startswith("./.git/"))
             ]
-        tar.extractall(dest, members=members, filter="tar")
+        if hasattr(tarfile, "tar_filter"):  # Python 3.11.4+ (PEP 706)
+            tar.extractall(dest, members=members, filter="tar")
+        else:  # our own archive, but still refuse paths that leave ``dest``
+            for member in members:
+                target = (dest / member.name).resolve()
+                if not (target == dest.resolve() or target.is_relative_to(dest.resolve())):
+                    raise InfraError(
+                        f"{pristine.archive}: member {member.name!r} leaves the workspace"
+                    )
+            tar.extractall(dest, members=members)
 
 
 def verify_unpacked(pristine: Pristine, tree: Path) -> None:
