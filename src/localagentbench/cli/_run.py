@@ -23,16 +23,27 @@ from localagentbench.runner import (
     resume_options,
 )
 
+TERMINAL_COLUMNS = (
+    "configuration",
+    "success",
+    "solved",
+    "false success",
+    "infra errors",
+    "median s",
+)
+"""The leaderboard columns that fit a terminal; report.md and the site have them all."""
+
 
 def _print_summary(summary: Summary) -> None:
     rows = leaderboard_rows(summary)
     if not rows:
         return
+    columns = [c for c in TERMINAL_COLUMNS if c in rows[0]]
     table = Table(title="leaderboard (success with 95% Wilson interval)")
-    for header in rows[0]:
-        table.add_column(header)
+    for header in columns:
+        table.add_column(header, overflow="fold")
     for row in rows:
-        table.add_row(*row.values())
+        table.add_row(*(row[c] for c in columns))
     console().print(table)
 
 
