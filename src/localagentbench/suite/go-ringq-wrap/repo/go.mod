@@ -1,0 +1,3 @@
+module example.com/ringq
+
+go 1.19
