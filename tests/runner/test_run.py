@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from labtest import script
+from labtest import processes_with, script
 from localagentbench.records import RunDir
 from localagentbench.runner import RunOptions, configuration_from_cli, execute
 from localagentbench.tasks import bundled_suite, load_tasks
@@ -107,20 +107,6 @@ def test_command_agent_environment_contract(make_task, tmp_path, monkeypatch):
     assert seen["LAB_TRIAL_ID"] == "calc-add--command--r1"
 
 
-def _processes_with(marker: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes()
-                state = (entry / "stat").read_text().split(") ", 1)[1][:1]
-            except OSError:
-                continue
-            if marker.encode() in cmdline and state != "Z":
-                found.append(int(entry.name))
-    return found
-
-
 @pytest.mark.parametrize("sandbox", ["none", "bwrap"])
 def test_timeout_kills_agent_and_everything_it_started(make_task, tmp_path, sandbox):
     """An agent that starts a double-forked, setsid'd child and sleeps past timeout_s.
@@ -150,7 +136,7 @@ if os.fork() == 0:
     assert record.status == "timeout"
     assert 2 <= record.wall_s < 2 + 3 + 2
     assert time.monotonic() - start < 60
-    assert _processes_with(marker) == []
+    assert processes_with(marker) == []
 
 
 def test_huge_invalid_utf8_output_is_capped_and_record_valid(make_task, tmp_path):

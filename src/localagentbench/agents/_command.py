@@ -126,6 +126,7 @@ class CommandAgent(BaseAgent):
             isolation=run.isolation,
             start_error=run.jail_failure,
             leftover_processes=run.leftover_processes,
+            network_attempts=run.network_attempts,
         )
 
 

@@ -69,6 +69,8 @@ class AgentOutcome:
     """The sandbox level actually enforced for the agent's processes."""
     leftover_processes: int | None = None
     """Processes the agent left running when it exited (all killed); None if unknown."""
+    network_attempts: int | None = None
+    """Connections tried other than to the gateway (all failed); None if unknown."""
 
     @classmethod
     def from_process(
@@ -79,6 +81,7 @@ class AgentOutcome:
         isolation: str = "none",
         start_error: str | None = None,
         leftover_processes: int | None = None,
+        network_attempts: int | None = None,
     ) -> AgentOutcome:
         return cls(
             exit_code=result.exit_code,
@@ -93,6 +96,7 @@ class AgentOutcome:
             start_error=start_error or result.start_error,
             isolation=isolation,
             leftover_processes=leftover_processes,
+            network_attempts=network_attempts,
         )
 
 

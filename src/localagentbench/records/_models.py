@@ -101,6 +101,8 @@ class TrialRecord(BaseModel):
     """The gateway's figures for this trial (latency, TTFT, errors, rate limits)."""
     leftover_processes: int | None = None
     """Processes the agent left running when it exited (all killed); None if unknown."""
+    network_attempts: int | None = None
+    """Connections the agent tried other than to the gateway (all failed); None if unknown."""
     tamper: TamperReport | None = None
     """Edits to visible tests, oracle files and test configuration (data, not a verdict)."""
 

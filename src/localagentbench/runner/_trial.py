@@ -261,6 +261,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         requests=traffic.requests if traffic else None,
         gateway=traffic,
         leftover_processes=outcome.leftover_processes if outcome else None,
+        network_attempts=outcome.network_attempts if outcome else None,
         tamper=tamper,
         visible=verdict.visible,
         heldout=verdict.heldout,

@@ -1,0 +1,107 @@
+"""One common `Trajectory` for every agent, parsed from the agent's own log (SPEC section 3).
+
+The trajectory is what the agent says it did. The verdict never trusts it; the gateway's
+figures (requests, tokens) stay the record's numbers and the agent's own token counts are
+kept beside them here.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field
+
+from localagentbench.grading import claims_done
+
+__all__ = ["AgentTokens", "Step", "ToolCall", "Trajectory"]
+
+
+class ToolCall(BaseModel):
+    """One tool call the agent made."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    """The tool's name as the agent calls it (`bash`, `edit`, `Write`...)."""
+    ok: bool | None = None
+    """True: the tool reported success; False: it failed or was refused; None: not reported."""
+    detail: str | None = None
+    """A short view of the arguments or the failure (capped)."""
+
+
+class Step(BaseModel):
+    """One model turn: what the model said and the tools it called."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str | None = None
+    """The assistant's text in this turn (capped)."""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+
+
+class AgentTokens(BaseModel):
+    """Token counts as the agent reports them (kept beside the gateway's, never instead)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: int | None = None
+    output: int | None = None
+    source: Literal["agent"] = "agent"
+
+
+class Trajectory(BaseModel):
+    """What the agent did, as its own output tells it (`trajectory.json` in the trial folder)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: Literal[1] = 1
+    """Schema version."""
+    agent: str
+    """Adapter short name."""
+    steps: list[Step] = Field(default_factory=list)
+    """Model turns in order."""
+    final_answer: str | None = None
+    """The agent's last message to the user."""
+    completion_claim: bool = False
+    """The agent said it finished: its completion command or finish tool, or a final
+    answer that claims the work is done."""
+    tokens: AgentTokens | None = None
+    """Tokens the agent itself reported; None when it reports none."""
+    notes: list[str] = Field(default_factory=list)
+    """What the adapter noticed (parse problems, refused edits, failed model calls)."""
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def tool_calls(self) -> int:
+        """Tool calls made, all steps together."""
+        return sum(len(s.tool_calls) for s in self.steps)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def failed_tool_calls(self) -> int:
+        """Tool calls that reported failure."""
+        return sum(1 for s in self.steps for c in s.tool_calls if c.ok is False)
+
+    def calls(self) -> list[ToolCall]:
+        return [c for s in self.steps for c in s.tool_calls]
+
+    def finish(self, final_answer: str | None, *, finished: bool = False) -> Trajectory:
+        """Set the final answer and the completion claim (explicit finish, or a claiming answer)."""
+        self.final_answer = final_answer
+        self.completion_claim = finished or claims_done(final_answer)
+        return self
+
+
+TEXT_CAP = 2000
+"""Characters kept of a turn's text or a tool detail."""
+
+
+def cap(text: object, limit: int = TEXT_CAP) -> str | None:
+    """A short string view of ``text`` (its start), None when empty."""
+    if text is None:
+        return None
+    value = text if isinstance(text, str) else str(text)
+    value = value.strip()
+    if not value:
+        return None
+    return value if len(value) <= limit else value[:limit] + " [...]"
