@@ -14,6 +14,7 @@ __all__ = ["AGENTS", "make_agent"]
 AGENTS: dict[str, str] = {
     "mock": "localagentbench.agents._mock:make_mock",
     "command": "localagentbench.agents._command:make_command",
+    "opencode": "localagentbench.agents._opencode:make_opencode",
 }
 """Short name -> "module:factory"; a factory takes the configuration's settings mapping."""
 

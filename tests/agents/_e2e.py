@@ -1,0 +1,142 @@
+"""Driving a real agent CLI end to end through the runner on the tiny calc task.
+
+The scripted model reads calc.py, writes it (right or wrong), then says it is done. Each
+step offers candidates for several agents' tool names; the gateway picks the first the
+agent offers. Agents with text edit formats (aider) get the step's text only.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from localagentbench.agents import make_agent
+from localagentbench.records import TrialRecord
+from localagentbench.runner import Configuration, RunOptions, execute
+
+FIXED = "def add(a, b):\n    return a + b\n"
+WRONG = "def add(a, b):\n    return a * b\n"
+"""Passes the visible test (2 * 2 == 4), fails the held-out one: a false success."""
+DONE = "Done: add() is fixed and the tests pass."
+
+
+def _heredoc(content: str) -> str:
+    return f"cat > calc.py <<'EOF'\n{content}EOF"
+
+
+def read_step() -> dict[str, Any]:
+    return {
+        "text": "I will read calc.py first.",
+        "tool_calls": [
+            {"name": "read", "args": {"filePath": "{workspace}/calc.py"}},
+            {"name": "Read", "args": {"file_path": "{workspace}/calc.py"}},
+            {"name": "view", "args": {"file_path": "{workspace}/calc.py"}},
+            {"name": "read_file", "args": {"absolute_path": "{workspace}/calc.py"}},
+            {"name": "read_file", "args": {"path": "{workspace}/calc.py"}},
+            {"name": "read_file", "args": {"file_path": "{workspace}/calc.py"}},
+            {"name": "bash", "args": {"command": "cat calc.py"}},
+            {"name": "shell", "args": {"command": ["cat", "calc.py"]}},
+            {"name": "exec_command", "args": {"cmd": "cat calc.py"}},
+        ],
+    }
+
+
+def write_step(content: str) -> dict[str, Any]:
+    path = "{workspace}/calc.py"
+    return {
+        "text": f"Now I fix add.\n\ncalc.py\n```\n{content}```\n",
+        "tool_calls": [
+            {"name": "write", "args": {"filePath": path, "content": content}},
+            {"name": "Write", "args": {"file_path": path, "content": content}},
+            {"name": "write_file", "args": {"file_path": path, "content": content}},
+            {"name": "write_file", "args": {"path": path, "content": content}},
+            {"name": "bash", "args": {"command": _heredoc(content)}},
+            {"name": "shell", "args": {"command": ["bash", "-lc", _heredoc(content)]}},
+            {"name": "exec_command", "args": {"cmd": _heredoc(content)}},
+        ],
+    }
+
+
+def script(tmp_path: Path, content: str = FIXED, *, finish: list[dict[str, Any]] | None = None,
+           name: str = "fix-add") -> tuple[str, int]:  # fmt: skip
+    """A scripted model file in tmp_path: (model id, main steps)."""
+    steps = [read_step(), write_step(content), *(finish or [{"text": DONE}])]
+    path = tmp_path / f"{name}.yaml"
+    data = {"name": name, "usage": {"prompt_tokens": 100, "completion_tokens": 20}, "steps": steps}
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return f"scripted/{path}", len(steps)
+
+
+@dataclass
+class Trial:
+    record: TrialRecord
+    folder: Path
+    wall_s: float
+
+    @property
+    def trajectory(self) -> dict[str, Any]:
+        return json.loads((self.folder / "trajectory.json").read_text())
+
+    @property
+    def patch(self) -> str:
+        return (self.folder / "patch.diff").read_text()
+
+    @property
+    def gateway(self) -> list[dict[str, Any]]:
+        lines = (self.folder / "gateway.jsonl").read_text().splitlines()
+        return [json.loads(line) for line in lines]
+
+    @property
+    def main_requests(self) -> int:
+        return sum(1 for e in self.gateway if e.get("side") is None)
+
+    def explain(self) -> str:
+        out = (self.folder / "agent.stdout").read_text()[-3000:]
+        err = (self.folder / "agent.stderr").read_text()[-3000:]
+        return f"{self.record.status} {self.record.error}\nstdout: {out}\nstderr: {err}"
+
+
+def require(agent: str) -> None:
+    """Skip with the install command when the agent's CLI is missing here."""
+    problem = make_agent(agent, {}).available()  # type: ignore[attr-defined]
+    if problem:
+        pytest.skip(problem)
+
+
+def run_agent(agent: str, model: str, suite: Path, out: Path,
+              settings: dict[str, Any] | None = None) -> Trial:  # fmt: skip
+    config = Configuration(id="cfg", agent=agent, model=model, settings=settings or {})
+    started = time.monotonic()
+    result = execute(RunOptions(tasks_dir=suite, configurations=[config], out=out, max_reruns=0))
+    [record] = result.run_dir.records()
+    return Trial(record, result.run_dir.trial(record.trial_id), time.monotonic() - started)
+
+
+def assert_fixed(trial: Trial, steps: int) -> None:
+    """The trial succeeded with only the intended change, the model called once a step."""
+    record = trial.record
+    assert record.status == "completed", trial.explain()
+    assert record.success, trial.explain()
+    assert not record.false_success
+    assert trial.main_requests == steps, trial.explain()
+    assert record.requests == len(trial.gateway)
+    assert record.tokens.source == "gateway"
+    changed = [line for line in trial.patch.splitlines() if line.startswith("+++ ")]
+    assert changed == ["+++ b/calc.py"], trial.patch
+    assert "+    return a + b" in trial.patch
+
+
+def assert_false_success(trial: Trial) -> None:
+    """A wrong edit claimed done: not a success, recorded false_success."""
+    record = trial.record
+    assert record.status == "completed", trial.explain()
+    assert not record.success
+    assert record.claimed_done
+    assert record.false_success
+    assert "+    return a * b" in trial.patch
