@@ -1,0 +1,3 @@
+module example.com/iniconf
+
+go 1.19
