@@ -61,6 +61,8 @@ class CliInfo:
     protocol: Protocol
     """The model API it speaks to the gateway."""
     version_args: tuple[str, ...] = ("--version",)
+    version_env: tuple[tuple[str, str], ...] = ()
+    """Extra variables for the version probe (which runs with HOME=/nonexistent)."""
     tested_here: bool = True
     """False for an adapter built from documentation only (its CLI cannot be installed here)."""
 
@@ -108,8 +110,9 @@ S = TypeVar("S", bound=CliSettings)
 
 
 def search_path() -> str:
-    """Where agent binaries are looked up: the harness's PATH, then the clean system PATH."""
-    return os.pathsep.join(p for p in [os.environ.get("PATH", ""), clean_path()] if p)
+    """Where agent binaries are looked up: the harness interpreter's folder and the system
+    folders first (a Python agent installed beside the harness), then the harness's PATH."""
+    return os.pathsep.join(p for p in [clean_path(), os.environ.get("PATH", "")] if p)
 
 
 def install_paths(binary: Path) -> list[Path]:
@@ -188,7 +191,8 @@ class CliAgent(BaseAgent):
                 "HOME": "/nonexistent",
                 "NO_COLOR": "1",
                 "TERM": "dumb",
-            },  # fmt: skip
+                **dict(self.info.version_env),
+            },
             timeout_s=30,
         )
         found = _VERSION.search(result.stdout) or _VERSION.search(result.stderr)

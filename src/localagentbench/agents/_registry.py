@@ -15,6 +15,7 @@ AGENTS: dict[str, str] = {
     "mock": "localagentbench.agents._mock:make_mock",
     "command": "localagentbench.agents._command:make_command",
     "opencode": "localagentbench.agents._opencode:make_opencode",
+    "mini-swe-agent": "localagentbench.agents._mini_swe_agent:make_mini_swe_agent",
 }
 """Short name -> "module:factory"; a factory takes the configuration's settings mapping."""
 
