@@ -120,10 +120,10 @@ def parse_trajectory(data: dict[str, Any]) -> Trajectory:
                 tokens_in += int(usage.get("prompt_tokens") or 0)
                 tokens_out += int(usage.get("completion_tokens") or 0)
         elif role == "tool":
-            tool: ToolCall | None = pending.pop(str(message.get("tool_call_id")), None)
+            called = pending.pop(str(message.get("tool_call_id")), None)
             code = _returncode(message.get("content"))
-            if tool is not None and code is not None:
-                tool.ok = code == 0
+            if called is not None and code is not None:
+                called.ok = code == 0
     info = data.get("info") or {}
     status = info.get("exit_status")
     finished = status == SUBMITTED
