@@ -6,6 +6,7 @@ import typer
 
 from localagentbench import __version__
 from localagentbench.cli._doctor import doctor, gateway
+from localagentbench.cli._report import leaderboard_app, report
 from localagentbench.cli._run import run
 from localagentbench.cli._tasks import check, list_tasks, verify
 
@@ -40,3 +41,5 @@ app.command("verify")(verify)
 app.command("run")(run)
 app.command("doctor")(doctor)
 app.command("gateway")(gateway)
+app.command("report")(report)
+app.add_typer(leaderboard_app, name="leaderboard")

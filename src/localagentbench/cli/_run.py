@@ -13,7 +13,7 @@ from localagentbench._io import atomic_write_text
 from localagentbench.cli._common import TaskOpt, TasksOpt, console, err_console, tasks_dir
 from localagentbench.errors import ConfigError
 from localagentbench.records import Summary
-from localagentbench.report import leaderboard_rows, markdown_report
+from localagentbench.report import build_site, leaderboard_rows, load_run, markdown_for
 from localagentbench.runner import (
     RichProgress,
     RunOptions,
@@ -85,7 +85,8 @@ def run(
         typer.Option("--workdir-root", help="Where workspaces go (default: system temp)."),
     ] = None,
     report: Annotated[
-        bool, typer.Option("--report", help="Write report.md into the run directory.")
+        bool,
+        typer.Option("--report", help="Write report.md and the offline site (site/) into the run."),
     ] = False,
     max_reruns: Annotated[
         int,
@@ -158,9 +159,11 @@ def run(
         raise
     _print_summary(result.summary)
     if report:
+        loaded = load_run(result.run_dir.path)
         path = result.run_dir.path / "report.md"
-        atomic_write_text(path, markdown_report(result.run_dir.read_info(), result.summary))
-        err.print(f"report: {path}", markup=False)
+        atomic_write_text(path, markdown_for([loaded]))
+        site = build_site([loaded], result.run_dir.path / "site")
+        err.print(f"report: {path}; site: {site.out / 'index.html'}", markup=False)
     err.print(
         f"run: {result.run_dir.path} ({result.ran} trials run, {result.skipped} already recorded)",
         markup=False,

@@ -1,91 +1,128 @@
-"""``report.md``: the leaderboard and the task x configuration matrix as Markdown text."""
+"""``report.md``: the leaderboard, the task x configuration matrix and provenance as Markdown.
+
+The leaderboard rows are the site's (``entry_row``), so both say the same.
+Everything interpolated from records is escaped for Markdown tables (a pipe
+or a newline in a configuration id cannot break the table).
+"""
 
 from __future__ import annotations
 
-from localagentbench.records import RunInfo, Summary
+from collections.abc import Iterable, Sequence
 
-__all__ = ["leaderboard_rows", "markdown_report"]
+from localagentbench.records import Incident, RunInfo, Summary, TrialRecord
+from localagentbench.report._entries import leaderboard_entries
+from localagentbench.report._format import entry_row
+from localagentbench.report._load import ReportRun, label_entries
+from localagentbench.report._matrix import matrix_rows
+
+__all__ = ["leaderboard_rows", "markdown_for", "markdown_report"]
 
 
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
-def leaderboard_rows(summary: Summary) -> list[dict[str, str]]:
+def leaderboard_rows(summary: Summary, records: Iterable[TrialRecord] = ()) -> list[dict[str, str]]:
     """One row per configuration, best success rate first (ties by id)."""
-    rows = []
-    configs = sorted(
-        summary.configurations.values(), key=lambda c: (-(c.success_rate or 0), c.config_id)
-    )
-    for c in configs:
-        low, high = c.success_interval
-        k_max = max((int(k) for k in c.pass_at_k), default=0)
-        rows.append(
-            {
-                "configuration": c.config_id,
-                "agent": c.agent,
-                "model": c.model or "-",
-                "success": f"{_pct(c.success_rate)} [{_pct(low)}, {_pct(high)}]",
-                "solved": f"{c.successes}/{c.trials}",
-                f"pass@{k_max}" if k_max else "pass@k": _pct(c.pass_at_k.get(str(k_max)))
-                if k_max
-                else "n/a",
-                "false success": f"{c.false_success}/{c.claimed_done} claimed",
-                "overfit": str(c.overfit),
-                "damage": str(c.damaged),
-                "infra errors": str(c.infra_errors),
-                "median s": "n/a" if c.median_wall_s is None else f"{c.median_wall_s:.1f}",
-            }
-        )
-    return rows
+    return [entry_row(e) for e in leaderboard_entries(summary, records)]
 
 
-def _table(rows: list[dict[str, str]]) -> list[str]:
+def _table(rows: Sequence[dict[str, str]]) -> list[str]:
     if not rows:
         return ["(no trials)"]
     headers = list(rows[0])
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(" --- " for _ in headers) + "|"]
-    lines += ["| " + " | ".join(row.get(h, "") for h in headers) + " |" for row in rows]
+    lines = [
+        "| " + " | ".join(_cell(h) for h in headers) + " |",
+        "|" + "|".join(" --- " for _ in headers) + "|",
+    ]
+    lines += ["| " + " | ".join(_cell(row.get(h, "")) for h in headers) + " |" for row in rows]
     return lines
 
 
-def markdown_report(info: RunInfo, summary: Summary) -> str:
-    """The run's report as Markdown: leaderboard, per-task matrix, provenance."""
-    lines = [f"# LocalAgentBench run {summary.run_id}", ""]
-    lines += [
-        f"{summary.trials} trials ({summary.infra_errors} infra errors, reported apart and never "
-        "counted as model failures). Success rates carry 95% Wilson intervals.",
+def _provenance(run: ReportRun) -> list[str]:
+    info = run.info
+    harness = info.harness
+    host = info.host
+    lines = [
+        f"- run {_cell(info.run_id)}, created {info.created_at}",
+        f"- harness: {harness.get('version')} (commit {harness.get('git_commit') or 'unknown'}"
+        + (", dirty tree" if harness.get("git_dirty") else "")
+        + ")",
+        f"- host: {host.get('os')}, {host.get('cpu')} x{host.get('cpu_count')}, "
+        f"Python {host.get('python')}",
+        f"- isolation: {info.isolation}",
+        f"- repeats: {info.repeats}; tasks: {len(info.tasks)}; concurrency: {info.concurrency}",
+    ]
+    for config in info.configurations:
+        lines.append(
+            f"- {_cell(config.id)}: agent {_cell(config.agent)} "
+            f"{_cell(config.agent_version or '')} model {_cell(config.model or '-')}".rstrip()
+        )
+    return lines
+
+
+def markdown_for(runs: Sequence[ReportRun]) -> str:
+    """The Markdown report of one run or several merged."""
+    entries = label_entries(list(runs))
+    entries.sort(key=lambda e: (-(e.success.value or 0.0), e.label))
+    trials = sum(r.summary.trials for r in runs)
+    infra = sum(r.summary.infra_errors for r in runs)
+    title = (
+        f"LocalAgentBench run {runs[0].summary.run_id}"
+        if len(runs) == 1
+        else f"LocalAgentBench: {len(runs)} runs"
+    )
+    lines = [
+        f"# {_cell(title)}",
+        "",
+        f"{trials} trials ({infra} infra errors, reported apart and never counted as model "
+        "failures). Success rates and false-success rates carry 95% Wilson intervals; pass@k "
+        "and pass^k use the largest k every task reached.",
         "",
         "## Leaderboard",
         "",
-        *_table(leaderboard_rows(summary)),
+        *_table([entry_row(e) for e in entries]),
         "",
         "## Tasks x configurations (successes / scored trials)",
         "",
     ]
-    config_ids = sorted(summary.configurations)
-    task_ids = sorted({cell.task_id for cell in summary.cells})
-    cells = {(c.task_id, c.config_id): c for c in summary.cells}
+    columns, rows = matrix_rows(runs, entries)
     matrix = []
-    for task_id in task_ids:
+    for task_id, cells in rows:
         row = {"task": task_id}
-        for config_id in config_ids:
-            cell = cells.get((task_id, config_id))
-            row[config_id] = "-" if cell is None else f"{cell.successes}/{cell.trials}"
+        for label, cell in zip(columns, cells, strict=True):
+            row[label] = "-" if cell is None else f"{cell.successes}/{cell.trials}"
         matrix.append(row)
     lines += _table(matrix)
-    lines += [
-        "",
-        "## Provenance",
-        "",
-        f"- harness: {info.harness.get('version')} (commit {info.harness.get('git_commit') or 'unknown'})",
-        f"- host: {info.host.get('os')}, {info.host.get('cpu')} x{info.host.get('cpu_count')}, "
-        f"Python {info.host.get('python')}",
-        f"- isolation: {info.isolation}",
-        f"- repeats: {info.repeats}; tasks: {len(info.tasks)}",
-    ]
-    for config in info.configurations:
-        lines.append(
-            f"- {config.id}: agent {config.agent} {config.agent_version or ''} model {config.model or '-'}"
-        )
+    lines += ["", "## Provenance", ""]
+    for run in runs:
+        lines += _provenance(run)
+    incidents: list[Incident] = [i for run in runs for i in run.incidents]
+    lines += ["", "## Incidents", ""]
+    if not incidents:
+        lines.append("None: no restores, reruns or regrades.")
+    for i in incidents:
+        where = f" {_cell(i.trial_id)}" if i.trial_id else ""
+        lines.append(f"- {i.time} {i.kind}{where}: {_cell(i.detail)}")
     return "\n".join(lines) + "\n"
+
+
+def markdown_report(
+    info: RunInfo,
+    summary: Summary,
+    records: Iterable[TrialRecord] = (),
+    incidents: Iterable[Incident] = (),
+) -> str:
+    """The run's report as Markdown: leaderboard, per-task matrix, provenance, incidents."""
+    records = list(records)
+    run = ReportRun(
+        info=info,
+        summary=summary,
+        entries=leaderboard_entries(
+            summary, records, {c.id: c.agent_version for c in info.configurations}
+        ),
+        spreads={},
+        incidents=list(incidents),
+        records=records,
+    )
+    return markdown_for([run])

@@ -1,0 +1,66 @@
+"""`report` and `leaderboard promote`: report.md and the offline site from stored runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from localagentbench.cli._common import err_console
+from localagentbench.report import build_site, load_run, promote
+
+leaderboard_app = typer.Typer(
+    help=(
+        "A leaderboard folder of promoted runs, published as-is (e.g. as a GitHub Pages root).\n\n"
+        "Example:\n  localagentbench leaderboard promote runs/20261202-101500-ab12cd --dir leaderboard"
+    ),
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+def report(
+    runs: Annotated[
+        list[Path], typer.Argument(help="Run directories; several are merged into one report.")
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Site folder (default RUN/site for one run, else ./site)."),
+    ] = None,
+) -> None:
+    """Write report.md and an offline static site (index.html, a page per trial, assets/).
+
+    Nothing in the site loads from the network: open index.html from disk or
+    publish the folder as-is. Several runs are merged into one leaderboard.
+
+    Examples:
+      localagentbench report runs/20261202-101500-ab12cd
+      localagentbench report runs/A runs/B --out site
+    """
+    loaded = [load_run(path) for path in runs]
+    target = out if out is not None else (runs[0] / "site" if len(runs) == 1 else Path("site"))
+    result = build_site(loaded, target)
+    err_console().print(
+        f"site: {result.out / 'index.html'} ({result.pages} pages); "
+        f"report.md: {result.out / 'report.md'}",
+        markup=False,
+    )
+
+
+@leaderboard_app.command("promote")
+def leaderboard_promote(
+    run: Annotated[Path, typer.Argument(help="The run directory to promote.")],
+    folder: Annotated[
+        Path, typer.Option("--dir", help="The leaderboard folder (created if missing).")
+    ] = Path("leaderboard"),
+) -> None:
+    """Copy a run's summary snapshot into the leaderboard folder and regenerate its page.
+
+    Promoting the same run again replaces its snapshot.
+
+    Example:
+      localagentbench leaderboard promote runs/20261202-101500-ab12cd --dir leaderboard
+    """
+    page = promote(run, folder)
+    err_console().print(f"leaderboard: {page}", markup=False)

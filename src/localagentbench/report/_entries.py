@@ -1,0 +1,250 @@
+"""Leaderboard entries: a summary's numbers plus what only the records can give.
+
+An entry is one configuration of one run. Its numbers come from that
+configuration's summary and records alone, so merging runs or promoting a
+run to a leaderboard never changes another configuration's figures. Fields a
+summary already carries are taken from it; the rest (pass^k, composite,
+false-success intervals, stability, requests, cost) are computed here from
+the records with ``localagentbench.stats``, and stay ``None`` when neither is
+available (a leaderboard snapshot of an older summary).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from localagentbench.records import ConfigSummary, Summary, TrialRecord
+from localagentbench.stats import composite_parts, pass_hat_k, stability, wilson_interval
+
+__all__ = ["Entry", "Rate", "leaderboard_entries", "scored", "task_spreads"]
+
+
+class Rate(BaseModel):
+    """A proportion with its count and Wilson 95% interval."""
+
+    count: int
+    n: int
+    low: float
+    high: float
+
+    @property
+    def value(self) -> float | None:
+        return self.count / self.n if self.n else None
+
+
+def _rate(count: int, n: int) -> Rate:
+    low, high = wilson_interval(count, n)
+    return Rate(count=count, n=n, low=low, high=high)
+
+
+class Entry(BaseModel):
+    """One configuration of one run, as the leaderboard shows it."""
+
+    run_id: str
+    config_id: str
+    label: str = ""
+    """What the tables call it: the configuration id, qualified by run when runs are merged."""
+    agent: str
+    model: str | None
+    agent_version: str | None = None
+    trials: int
+    """Scored trials (infra errors excluded)."""
+    tasks: int
+    successes: int
+    success: Rate
+    pass_at_k: dict[str, float] = Field(default_factory=dict)
+    pass_hat_k: dict[str, float] = Field(default_factory=dict)
+    composite: float | None = None
+    composite_parts: dict[str, float | None] = Field(default_factory=dict)
+    """correctness, compliance and quality points and the time penalty."""
+    composite_rescaled: bool = False
+    correctness_mean: float | None = None
+    compliance_mean: float | None = None
+    claimed_done: int = 0
+    false_success: int = 0
+    false_success_claimed: Rate | None = None
+    """False successes among trials that claimed completion."""
+    false_success_all: Rate | None = None
+    """False successes as a share of all scored trials."""
+    overfit: int = 0
+    damaged: int = 0
+    infra_errors: int = 0
+    timeouts: int = 0
+    tokens_input: int | None = None
+    tokens_output: int | None = None
+    requests: int | None = None
+    median_wall_s: float | None = None
+    cost_usd: float | None = None
+    stability: float | None = None
+    """Mean over tasks of the sd of per-repeat success (0 = repeatable); None below 2 repeats."""
+
+    @property
+    def tokens(self) -> int | None:
+        known = [t for t in (self.tokens_input, self.tokens_output) if t is not None]
+        return sum(known) if known else None
+
+    @property
+    def k_max(self) -> int:
+        return max((int(k) for k in self.pass_at_k), default=0)
+
+
+def scored(records: Iterable[TrialRecord]) -> list[TrialRecord]:
+    """Records that count (infra errors are reported apart, never as model failures)."""
+    return [r for r in records if r.status != "infra_error"]
+
+
+def _by_task(records: Sequence[TrialRecord]) -> dict[str, list[TrialRecord]]:
+    groups: dict[str, list[TrialRecord]] = defaultdict(list)
+    for r in records:
+        groups[r.task_id].append(r)
+    return groups
+
+
+def task_spreads(records: Sequence[TrialRecord]) -> dict[str, float]:
+    """Per task: the sd of its per-repeat success (``stats.stability`` of that task alone)."""
+    spreads = {}
+    for task_id, group in sorted(_by_task(scored(records)).items()):
+        value = stability({task_id: [float(r.success) for r in group]})
+        if not math.isnan(value):
+            spreads[task_id] = value
+    return spreads
+
+
+def _pass_hat(records: Sequence[TrialRecord]) -> dict[str, float]:
+    per_task = [(len(g), sum(r.success for r in g)) for g in _by_task(records).values()]
+    k_max = min((n for n, _ in per_task), default=0)
+    return {
+        str(k): statistics.fmean(pass_hat_k(n, c, k) for n, c in per_task)
+        for k in range(1, k_max + 1)
+    }
+
+
+def _compliance(records: Sequence[TrialRecord]) -> float | None:
+    fractions = []
+    for r in records:
+        checks = [c for c in r.checks if c.compliance]
+        if checks:
+            fractions.append(sum(c.passed for c in checks) / len(checks))
+    return statistics.fmean(fractions) if fractions else None
+
+
+def _cost(records: Sequence[TrialRecord]) -> float | None:
+    costs = [getattr(r, "cost_usd", None) for r in records]
+    known = [float(c) for c in costs if isinstance(c, int | float)]
+    return sum(known) if known else None
+
+
+def _summary_field(config: ConfigSummary, name: str) -> Any:
+    """A field a newer summary may carry; None for older summaries."""
+    return getattr(config, name, None)
+
+
+def _entry(
+    run_id: str, config: ConfigSummary, records: Sequence[TrialRecord], version: str | None
+) -> Entry:
+    counted = scored(records)
+    n = config.trials
+    timeouts = config.statuses.get("timeout", 0)
+    entry = Entry(
+        run_id=run_id,
+        config_id=config.config_id,
+        label=config.config_id,
+        agent=config.agent,
+        model=config.model,
+        agent_version=version,
+        trials=n,
+        tasks=config.tasks,
+        successes=config.successes,
+        success=Rate(
+            count=config.successes,
+            n=n,
+            low=config.success_interval[0],
+            high=config.success_interval[1],
+        ),
+        pass_at_k=dict(config.pass_at_k),
+        correctness_mean=config.correctness_mean,
+        claimed_done=config.claimed_done,
+        false_success=config.false_success,
+        false_success_claimed=_rate(config.false_success, config.claimed_done),
+        false_success_all=_rate(config.false_success, n),
+        overfit=config.overfit,
+        damaged=config.damaged,
+        infra_errors=config.infra_errors,
+        timeouts=timeouts,
+        tokens_input=config.tokens_input,
+        tokens_output=config.tokens_output,
+        median_wall_s=config.median_wall_s,
+    )
+    summary_hat = _summary_field(config, "pass_hat_k")
+    if isinstance(summary_hat, dict):
+        entry.pass_hat_k = {str(k): float(v) for k, v in summary_hat.items()}
+    elif counted:
+        entry.pass_hat_k = _pass_hat(counted)
+    if counted:
+        entry.compliance_mean = _compliance(counted)
+        known_requests = [r.requests for r in counted if r.requests is not None]
+        entry.requests = sum(known_requests) if known_requests else None
+        entry.cost_usd = _cost(counted)
+        spread = stability({t: [float(r.success) for r in g] for t, g in _by_task(counted).items()})
+        entry.stability = None if math.isnan(spread) else spread
+    cost = _summary_field(config, "cost_usd")
+    if isinstance(cost, int | float):
+        entry.cost_usd = float(cost)
+    _add_composite(entry, config)
+    return entry
+
+
+def _add_composite(entry: Entry, config: ConfigSummary) -> None:
+    """The summary's composite when it has one, else ``stats.composite_parts`` here."""
+    score = _summary_field(config, "composite")
+    if isinstance(score, int | float):
+        entry.composite = float(score)
+        parts = _summary_field(config, "composite_parts")
+        if isinstance(parts, dict):
+            entry.composite_parts = {str(k): v for k, v in parts.items()}
+        elif parts is not None and hasattr(parts, "model_dump"):
+            entry.composite_parts = dict(parts.model_dump())
+        return
+    if entry.correctness_mean is None or entry.median_wall_s is None or not entry.trials:
+        return
+    parts_ = composite_parts(
+        entry.correctness_mean,
+        entry.compliance_mean,
+        None,
+        entry.median_wall_s,
+        entry.timeouts / entry.trials,
+    )
+    entry.composite = parts_.score
+    entry.composite_rescaled = parts_.rescaled
+    entry.composite_parts = {
+        "correctness": parts_.correctness_points,
+        "compliance": parts_.compliance_points,
+        "quality": parts_.quality_points,
+        "penalty": parts_.penalty,
+    }
+
+
+def leaderboard_entries(
+    summary: Summary,
+    records: Iterable[TrialRecord] = (),
+    versions: dict[str, str | None] | None = None,
+) -> list[Entry]:
+    """One entry per configuration, best success rate first (ties by id)."""
+    by_config: dict[str, list[TrialRecord]] = defaultdict(list)
+    for r in records:
+        by_config[r.config_id].append(r)
+    entries = [
+        _entry(summary.run_id, c, by_config.get(c.config_id, []), (versions or {}).get(c.config_id))
+        for c in summary.configurations.values()
+    ]
+    return sort_entries(entries)
+
+
+def sort_entries(entries: Iterable[Entry]) -> list[Entry]:
+    return sorted(entries, key=lambda e: (-(e.success.value or 0.0), e.label, e.run_id))

@@ -1,0 +1,77 @@
+"""How numbers read, the same in report.md, the terminal and the site."""
+
+from __future__ import annotations
+
+from localagentbench.report._entries import Entry, Rate
+
+__all__ = ["entry_row", "num", "pct", "rate", "seconds", "tokens", "usd"]
+
+
+def pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def rate(r: Rate | None) -> str:
+    """``12.5% [4.3%, 31.0%]`` (Wilson 95%)."""
+    if r is None or r.value is None:
+        return "n/a"
+    return f"{pct(r.value)} [{pct(r.low)}, {pct(r.high)}]"
+
+
+def seconds(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}"
+
+
+def num(value: float | None, digits: int = 1) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def tokens(value: int | None) -> str:
+    if value is None:
+        return "n/a"
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:.2f}M"
+    if value >= 10_000:
+        return f"{value / 1000:.0f}k"
+    return str(value)
+
+
+def usd(value: float | None) -> str:
+    return "n/a" if value is None else f"${value:.2f}"
+
+
+def _k(table: dict[str, float]) -> tuple[str, str]:
+    k_max = max((int(k) for k in table), default=0)
+    return (str(k_max), pct(table[str(k_max)])) if k_max else ("k", "n/a")
+
+
+def entry_row(e: Entry) -> dict[str, str]:
+    """The leaderboard row as text: report.md, the terminal and the site's table agree."""
+    k, at_k = _k(e.pass_at_k)
+    hat_k, hat = _k(e.pass_hat_k)
+    if e.claimed_done:
+        false_success = (
+            f"{e.false_success}/{e.claimed_done} claimed, {rate(e.false_success_claimed)}"
+        )
+    else:
+        false_success = "0/0 claimed"
+    return {
+        "configuration": e.label or e.config_id,
+        "agent": e.agent + (f" {e.agent_version}" if e.agent_version else ""),
+        "model": e.model or "-",
+        "success": rate(e.success),
+        "solved": f"{e.successes}/{e.trials}",
+        "pass@k": f"pass@{k} {at_k}",
+        "pass^k": f"pass^{hat_k} {hat}",
+        "composite": num(e.composite) + (" (rescaled)" if e.composite_rescaled else ""),
+        "false success": false_success,
+        "false success of all": rate(e.false_success_all),
+        "overfit": str(e.overfit),
+        "damage": str(e.damaged),
+        "infra errors": str(e.infra_errors),
+        "stability": num(e.stability, 2),
+        "tokens": tokens(e.tokens),
+        "requests": "n/a" if e.requests is None else str(e.requests),
+        "median s": seconds(e.median_wall_s),
+        "cost": usd(e.cost_usd),
+    }

@@ -1,0 +1,133 @@
+"""What a report is built from: run directories, or leaderboard snapshots of them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from localagentbench.errors import RunDirError
+from localagentbench.records import Incident, RunDir, RunInfo, Summary, TrialRecord, summarise
+from localagentbench.report._entries import Entry, leaderboard_entries, task_spreads
+
+__all__ = ["ReportRun", "Snapshot", "label_entries", "load_run", "load_snapshot", "safe_name"]
+
+SNAPSHOT_VERSION = 1
+
+
+def safe_name(text: str) -> str:
+    """A file name that is the same text when it is already safe, else a slug plus a hash."""
+    if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,150}", text):
+        return text
+    digest = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:8]
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")[:100] or "x"
+    return f"{slug}-{digest}"
+
+
+@dataclass
+class ReportRun:
+    """One run as a report sees it."""
+
+    info: RunInfo
+    summary: Summary
+    entries: list[Entry]
+    spreads: dict[str, dict[str, float]]
+    """config id -> task id -> sd of per-repeat success."""
+    incidents: list[Incident] = field(default_factory=list)
+    records: list[TrialRecord] = field(default_factory=list)
+    """Empty for a leaderboard snapshot (no trial pages then)."""
+    path: Path | None = None
+    """The run directory; None for a snapshot."""
+
+    @property
+    def key(self) -> str:
+        return safe_name(self.summary.run_id)
+
+    def trial_dir(self, record: TrialRecord) -> Path | None:
+        return None if self.path is None else RunDir(self.path).trial(record.trial_id)
+
+
+def _summary(run_dir: RunDir, info: RunInfo, records: list[TrialRecord]) -> Summary:
+    """summary.json when it reads with this harness's Summary, else recomputed (pure function)."""
+    if run_dir.summary_json.is_file():
+        try:
+            return Summary.model_validate_json(run_dir.summary_json.read_text())
+        except ValidationError:
+            pass
+    return summarise(info.run_id, records, generated_at=info.created_at)
+
+
+def _versions(info: RunInfo) -> dict[str, str | None]:
+    return {c.id: c.agent_version for c in info.configurations}
+
+
+def _spreads(records: list[TrialRecord]) -> dict[str, dict[str, float]]:
+    by_config: dict[str, list[TrialRecord]] = defaultdict(list)
+    for r in records:
+        by_config[r.config_id].append(r)
+    return {config_id: task_spreads(group) for config_id, group in sorted(by_config.items())}
+
+
+def load_run(path: Path) -> ReportRun:
+    """Read a run directory (run.json, records, summary, incidents)."""
+    run_dir = RunDir(path)
+    info = run_dir.read_info()
+    records = run_dir.records()
+    summary = _summary(run_dir, info, records)
+    return ReportRun(
+        info=info,
+        summary=summary,
+        entries=leaderboard_entries(summary, records, _versions(info)),
+        spreads=_spreads(records),
+        incidents=run_dir.incidents(),
+        records=records,
+        path=path,
+    )
+
+
+class Snapshot(BaseModel):
+    """``DIR/runs/<run_id>/snapshot.json``: what a leaderboard keeps of a promoted run."""
+
+    version: int = SNAPSHOT_VERSION
+    promoted_at: str
+    entries: list[Entry]
+    spreads: dict[str, dict[str, float]] = Field(default_factory=dict)
+
+
+def load_snapshot(folder: Path) -> ReportRun:
+    """A promoted run: run.json, summary.json, incidents.jsonl and snapshot.json in ``folder``."""
+    try:
+        info = RunInfo.model_validate_json((folder / "run.json").read_text())
+        summary = Summary.model_validate_json((folder / "summary.json").read_text())
+        snapshot = Snapshot.model_validate_json((folder / "snapshot.json").read_text())
+    except (OSError, ValidationError) as e:
+        raise RunDirError(f"{folder}: not a readable leaderboard snapshot ({e})") from e
+    incidents = []
+    incidents_file = folder / "incidents.jsonl"
+    if incidents_file.is_file():
+        for line in incidents_file.read_text().splitlines():
+            if line.strip():
+                incidents.append(Incident.model_validate(json.loads(line)))
+    return ReportRun(
+        info=info,
+        summary=summary,
+        entries=snapshot.entries,
+        spreads=snapshot.spreads,
+        incidents=incidents,
+    )
+
+
+def label_entries(runs: list[ReportRun]) -> list[Entry]:
+    """All runs' entries; a configuration id seen in two runs is labelled ``id @ run``."""
+    entries = [e for run in runs for e in run.entries]
+    seen: dict[str, int] = defaultdict(int)
+    for e in entries:
+        seen[e.config_id] += 1
+    for e in entries:
+        e.label = e.config_id if seen[e.config_id] == 1 else f"{e.config_id} @ {e.run_id}"
+    return entries

@@ -1,0 +1,222 @@
+"""The static site: ``index.html``, a page per trial, ``assets/``, ``report.md``.
+
+Offline by construction: the templates reference only files under the site
+root by relative paths, plots are inline SVG drawn here, and there is no
+JavaScript. Jinja2 autoescapes everything (agent output is hostile). A
+report site is built in a temporary folder beside ``out`` and swapped in
+whole, so a crash never leaves half a site.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from localagentbench._io import atomic_write_text
+from localagentbench.errors import LabError, RunDirError
+from localagentbench.report._entries import Entry, sort_entries
+from localagentbench.report._format import entry_row, num, pct, tokens
+from localagentbench.report._load import ReportRun, label_entries
+from localagentbench.report._markdown import markdown_for
+from localagentbench.report._matrix import matrix_rows, trial_href
+from localagentbench.report._svg import Bar, Point, interval_chart, scatter, spread_chart
+from localagentbench.report._trialpage import trial_page
+from localagentbench.tasks import load_suite
+
+__all__ = ["SiteResult", "build_site", "render_index", "template_env", "write_assets"]
+
+
+@dataclass
+class SiteResult:
+    out: Path
+    pages: int
+    """HTML pages written (index included)."""
+
+
+def template_env() -> Environment:
+    env = Environment(
+        loader=PackageLoader("localagentbench.report", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["pct"] = pct
+    env.filters["num"] = num
+    env.filters["tokens"] = tokens
+    return env
+
+
+def write_assets(out: Path) -> None:
+    """Copy the package's static assets to ``out/assets``."""
+    assets = out / "assets"
+    assets.mkdir(parents=True, exist_ok=True)
+    for item in files("localagentbench.report").joinpath("static").iterdir():
+        if item.is_file():
+            atomic_write_text(assets / item.name, item.read_text(encoding="utf-8"))
+    (out / ".nojekyll").touch()
+
+
+def _cell_colour(fraction: float | None) -> str:
+    """Red (0) through amber to green (1); grey when nothing was scored."""
+    if fraction is None:
+        return "#eeeeee"
+    return f"hsl({round(120 * fraction)}, 60%, 78%)"
+
+
+def _plots(entries: Sequence[Entry], runs: Sequence[ReportRun]) -> dict[str, Any]:
+    bars = [
+        Bar(e.label, e.success.value or 0.0, e.success.low, e.success.high, f"n={e.trials}")
+        for e in entries
+        if e.trials
+    ]
+    composite = [
+        Point(e.label, e.median_wall_s, e.composite)
+        for e in entries
+        if e.composite is not None and e.median_wall_s is not None
+    ]
+    tok = [
+        Point(e.label, float(e.tokens), e.correctness_mean)
+        for e in entries
+        if e.tokens is not None and e.correctness_mean is not None
+    ]
+    by_key = {(e.run_id, e.config_id): e.label for e in entries}
+    spreads = [
+        (by_key[(run.summary.run_id, config_id)], per_task)
+        for run in runs
+        for config_id, per_task in run.spreads.items()
+        if (run.summary.run_id, config_id) in by_key
+    ]
+    return {
+        "pass_rate": interval_chart(bars, "Success rate with 95% Wilson interval"),
+        "composite_time": scatter(
+            composite,
+            "Composite score vs median time",
+            "median seconds",
+            "composite",
+            x_fmt=lambda v: f"{v:.0f}",
+            y_fmt=lambda v: f"{v:.0f}",
+            y_max=100.0,
+        ),
+        "tokens_correctness": scatter(
+            tok,
+            "Correctness vs tokens",
+            "tokens (input + output)",
+            "correctness",
+            x_fmt=tokens_axis,
+            y_fmt=lambda v: f"{v:.0%}",
+            y_max=1.0,
+        ),
+        "stability": spread_chart(spreads, "Per-task spread of repeats"),
+    }
+
+
+def tokens_axis(v: float) -> str:
+    return tokens(round(v))
+
+
+def _mini_bar(e: Entry) -> tuple[float, float, float] | None:
+    """Geometry of the inline error bar in the leaderboard's success cell (0..100 units)."""
+    value = e.success.value
+    if value is None:
+        return None
+    return (round(100 * value, 1), round(100 * e.success.low, 1), round(100 * e.success.high, 1))
+
+
+def render_index(
+    env: Environment, runs: Sequence[ReportRun], title: str, *, leaderboard: bool = False
+) -> str:
+    entries = sort_entries(label_entries(list(runs)))
+    columns, rows = matrix_rows(runs, entries)
+    matrix = [
+        (task, [None if c is None else (c, _cell_colour(c.fraction)) for c in cells])
+        for task, cells in rows
+    ]
+    return env.get_template("index.html").render(
+        title=title,
+        root="",
+        leaderboard=leaderboard,
+        generated_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        runs=runs,
+        board=[(e, entry_row(e), _mini_bar(e)) for e in entries],
+        columns=columns,
+        matrix=matrix,
+        plots=_plots(entries, runs),
+        trials=sum(r.summary.trials for r in runs),
+        infra=sum(r.summary.infra_errors for r in runs),
+        incidents=[(run, i) for run in runs for i in run.incidents],
+    )
+
+
+def _prompts(run: ReportRun) -> dict[str, str]:
+    """Task prompts from the run's task folder, where the task is still at the version run."""
+    versions = {t.id: t.version for t in run.info.tasks}
+    try:
+        loaded = load_suite(Path(run.info.tasks_dir), select=list(versions)).tasks
+    except (LabError, OSError, ValueError):
+        return {}
+    return {t.id: t.prompt for t in loaded if versions.get(t.id) == t.version}
+
+
+def _trial_pages(env: Environment, run: ReportRun, out: Path) -> int:
+    template = env.get_template("trial.html")
+    prompts = _prompts(run)
+    folder = out / "trials" / run.key
+    folder.mkdir(parents=True, exist_ok=True)
+    for record in run.records:
+        page = trial_page(record, run.trial_dir(record), prompts.get(record.task_id))
+        html = template.render(root="../../", run=run, page=page, r=record)
+        (out / trial_href(run, record)).write_text(html, encoding="utf-8")
+    return len(run.records)
+
+
+def _swap_in(tmp: Path, out: Path) -> None:
+    if out.exists():
+        if not out.is_dir() or (any(out.iterdir()) and not (out / "index.html").is_file()):
+            raise RunDirError(
+                f"{out}: exists and is not a site this command wrote; choose another --out"
+            )
+        old = out.with_name(f".{out.name}.old")
+        shutil.rmtree(old, ignore_errors=True)
+        out.rename(old)
+        tmp.rename(out)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        tmp.rename(out)
+
+
+def build_site(runs: Sequence[ReportRun], out: Path, title: str | None = None) -> SiteResult:
+    """Write the site for one run or several merged into ``out`` (replaced whole)."""
+    if not runs:
+        raise RunDirError("no runs to report")
+    if title is None:
+        title = (
+            f"LocalAgentBench run {runs[0].summary.run_id}"
+            if len(runs) == 1
+            else f"LocalAgentBench: {len(runs)} runs"
+        )
+    out = out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    env = template_env()
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        write_assets(tmp)
+        pages = 1
+        (tmp / "index.html").write_text(render_index(env, runs, title), encoding="utf-8")
+        for run in runs:
+            pages += _trial_pages(env, run, tmp)
+        (tmp / "report.md").write_text(markdown_for(runs), encoding="utf-8")
+        tmp.chmod(0o755)
+        _swap_in(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return SiteResult(out=out, pages=pages)

@@ -1,0 +1,188 @@
+"""What a trial page shows, read from the trial's folder with every file capped.
+
+Agent output, patches, trajectories and gateway logs are hostile input: they
+are read as text with replacement, capped, and handed to autoescaping
+templates; nothing here builds markup except the diff colouriser, which
+escapes each line itself.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from localagentbench.records import TrialRecord
+from localagentbench.report._diff import colour_diff, read_capped
+
+__all__ = ["GatewayRow", "TextFile", "TrialPage", "trial_page"]
+
+TEXT_CAP = 256 * 1024
+"""Bytes of each log or patch shown on a page; the rest is noted, not dropped silently."""
+GATEWAY_ROWS = 500
+TRAJECTORY_STEPS = 500
+
+
+@dataclass
+class TextFile:
+    name: str
+    text: str
+    size: int
+    markup: Markup | None = None
+
+    @property
+    def truncated(self) -> bool:
+        return self.size > len(self.text.encode("utf-8", "replace"))
+
+
+@dataclass
+class GatewayRow:
+    seq: Any
+    at: str
+    front: str
+    path: str
+    status: Any
+    latency_s: float | None
+    ttft_s: float | None
+    input_tokens: Any
+    output_tokens: Any
+    source: str
+    error: str
+    side: str
+
+
+@dataclass
+class Step:
+    role: str
+    text: str
+
+
+@dataclass
+class TrialPage:
+    record: TrialRecord
+    prompt: str | None
+    patch: TextFile
+    stdout: TextFile
+    stderr: TextFile
+    logs: list[TextFile] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    steps_omitted: int = 0
+    trajectory_raw: str | None = None
+    gateway: list[GatewayRow] = field(default_factory=list)
+    gateway_omitted: int = 0
+
+
+def _text(path: Path | None, name: str) -> TextFile:
+    text, size = read_capped(path, TEXT_CAP)
+    return TextFile(name=name, text=text, size=size)
+
+
+def _float(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _gateway(path: Path | None) -> tuple[list[GatewayRow], int]:
+    if path is None or not path.is_file() or path.is_symlink():
+        return [], 0
+    rows: list[GatewayRow] = []
+    omitted = 0
+    with path.open("rb") as f:
+        for raw in f:
+            if len(rows) >= GATEWAY_ROWS:
+                omitted += 1
+                continue
+            try:
+                item = json.loads(raw)
+            except ValueError:
+                continue
+            if not isinstance(item, dict):
+                continue
+            usage_item = item.get("usage")
+            usage: dict[str, Any] = usage_item if isinstance(usage_item, dict) else {}
+            rows.append(
+                GatewayRow(
+                    seq=item.get("seq"),
+                    at=str(item.get("at") or ""),
+                    front=str(item.get("front") or ""),
+                    path=str(item.get("path") or ""),
+                    status=item.get("status"),
+                    latency_s=_float(item.get("latency_s")),
+                    ttft_s=_float(item.get("ttft_s")),
+                    input_tokens=usage.get("input"),
+                    output_tokens=usage.get("output"),
+                    source=str(usage.get("source") or ""),
+                    error=str(item.get("error") or ""),
+                    side=str(item.get("side") or ""),
+                )
+            )
+    return rows, omitted
+
+
+def _step_text(item: Any) -> str:
+    if isinstance(item, str):
+        return item
+    if isinstance(item, dict):
+        for key in ("content", "text", "output", "command", "action", "message"):
+            value = item.get(key)
+            if isinstance(value, str):
+                return value
+    return json.dumps(item, indent=2, ensure_ascii=False, default=str)
+
+
+def _trajectory(path: Path | None) -> tuple[list[Step], int, str | None]:
+    """Steps from ``trajectory.json`` (a list, or an object with steps/messages), else raw."""
+    text, size = read_capped(path, TEXT_CAP)
+    if not size:
+        return [], 0, None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return [], 0, text
+    items = data
+    if isinstance(data, dict):
+        items = next(
+            (data[k] for k in ("steps", "messages", "trajectory") if isinstance(data.get(k), list)),
+            None,
+        )
+    if not isinstance(items, list):
+        return [], 0, json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    steps = []
+    for item in items[:TRAJECTORY_STEPS]:
+        role = ""
+        if isinstance(item, dict):
+            role = str(item.get("role") or item.get("type") or item.get("kind") or "")
+        steps.append(Step(role=role, text=_step_text(item)[:20_000]))
+    return steps, max(0, len(items) - TRAJECTORY_STEPS), None
+
+
+def trial_page(record: TrialRecord, folder: Path | None, prompt: str | None) -> TrialPage:
+    """Everything the trial's page shows."""
+
+    def at(name: str) -> Path | None:
+        return None if folder is None else folder / name
+
+    patch = _text(at("patch.diff"), "patch.diff")
+    patch.markup = colour_diff(patch.text)
+    logs = []
+    grading = at("grading")
+    if grading is not None and grading.is_dir() and not grading.is_symlink():
+        for log in sorted(grading.iterdir()):
+            logs.append(_text(log, log.name))
+    steps, steps_omitted, raw = _trajectory(at("trajectory.json"))
+    gateway, gateway_omitted = _gateway(at("gateway.jsonl"))
+    return TrialPage(
+        record=record,
+        prompt=prompt,
+        patch=patch,
+        stdout=_text(at("agent.stdout"), "agent.stdout"),
+        stderr=_text(at("agent.stderr"), "agent.stderr"),
+        logs=logs,
+        steps=steps,
+        steps_omitted=steps_omitted,
+        trajectory_raw=raw,
+        gateway=gateway,
+        gateway_omitted=gateway_omitted,
+    )
