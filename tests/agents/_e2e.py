@@ -8,6 +8,7 @@ agent offers. Agents with text edit formats (aider) get the step's text only.
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,9 +17,12 @@ from typing import Any
 import pytest
 import yaml
 
-from localagentbench.agents import make_agent
+from localagentbench.agents import AgentContext, AgentOutcome, make_agent
+from localagentbench.gateway import Gateway
 from localagentbench.records import TrialRecord
 from localagentbench.runner import Configuration, RunOptions, execute
+from localagentbench.sandbox import select
+from localagentbench.tasks import load_tasks
 
 FIXED = "def add(a, b):\n    return a + b\n"
 WRONG = "def add(a, b):\n    return a * b\n"
@@ -140,3 +144,29 @@ def assert_false_success(trial: Trial) -> None:
     assert record.claimed_done
     assert record.false_success
     assert "+    return a * b" in trial.patch
+
+
+@dataclass
+class Direct:
+    outcome: AgentOutcome
+    requests: int
+    workspace: Path
+
+
+def run_direct(agent: str, model: str, task_root: Path, tmp_path: Path,
+               settings: dict[str, Any] | None = None) -> Direct:  # fmt: skip
+    """Run the adapter on a copy of the task's repo with a gateway of its own, no runner:
+    for models the runner would refuse to start with (its proof request would fail)."""
+    [task] = load_tasks(task_root.parent, [task_root.name])
+    workspace, home = tmp_path / "direct" / "work", tmp_path / "direct" / "home"
+    shutil.copytree(task_root / "repo", workspace)
+    home.mkdir()
+    with Gateway() as gateway:
+        route = gateway.open_trial("direct", model=model, workspace=workspace,
+                                   log_path=tmp_path / "direct" / "gateway.jsonl")  # fmt: skip
+        ctx = AgentContext(trial_id="direct", task=task, workspace=workspace, home=home,
+                           model=model, timeout_s=180, route=route, gateway_port=gateway.port,
+                           sandbox=select(None))  # fmt: skip
+        outcome = make_agent(agent, settings or {}).run(ctx)
+        stats = gateway.close_trial("direct")
+    return Direct(outcome, stats.requests, workspace)

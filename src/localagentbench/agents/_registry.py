@@ -16,6 +16,7 @@ AGENTS: dict[str, str] = {
     "command": "localagentbench.agents._command:make_command",
     "opencode": "localagentbench.agents._opencode:make_opencode",
     "mini-swe-agent": "localagentbench.agents._mini_swe_agent:make_mini_swe_agent",
+    "aider": "localagentbench.agents._aider:make_aider",
 }
 """Short name -> "module:factory"; a factory takes the configuration's settings mapping."""
 

@@ -1,0 +1,102 @@
+"""Aider end to end through the runner and the gateway, and its traps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from localagentbench.agents import make_agent
+from localagentbench.agents._aider import parse_run
+
+from ._e2e import (
+    DONE,
+    FIXED,
+    WRONG,
+    assert_false_success,
+    assert_fixed,
+    require,
+    run_agent,
+    run_direct,
+)
+
+
+def _script(tmp_path: Path, content: str, name: str = "aider") -> str:
+    """Two replies: naming calc.py (aider adds it to the chat and asks again), then the
+    whole new calc.py in aider's file-listing format and the claim."""
+    steps = [{"text": "The bug is in calc.py."},
+             {"text": f"calc.py\n```\n{content}```\n\n{DONE}"}]  # fmt: skip
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump({"name": name, "steps": steps,
+                                    "usage": {"prompt_tokens": 100, "completion_tokens": 20}}))  # fmt: skip
+    return f"scripted/{path}"
+
+
+@pytest.mark.slow
+def test_aider_fixes_add_and_leaves_no_file_of_its_own_in_the_repo(
+    make_task, tmp_path: Path
+) -> None:
+    """The patch holds only calc.py: no history, tag cache or .gitignore edit in the repo."""
+    require("aider")
+    make_task()
+    trial = run_agent("aider", _script(tmp_path, FIXED), tmp_path / "suite", tmp_path / "run")
+    assert_fixed(trial, 2)
+    assert ".aider" not in trial.patch and ".gitignore" not in trial.patch
+    trajectory = trial.trajectory
+    assert [(c["name"], c["ok"]) for s in trajectory["steps"] for c in s["tool_calls"]] == [
+        ("edit", True)
+    ]
+    assert trajectory["completion_claim"] is True
+    assert trajectory["tokens"]["source"] == "agent"
+    assert trial.record.wall_s < 60
+
+
+@pytest.mark.slow
+def test_aider_wrong_edit_claimed_done_is_false_success(make_task, tmp_path: Path) -> None:
+    require("aider")
+    make_task()
+    model = _script(tmp_path, WRONG, "wrong")
+    assert_false_success(run_agent("aider", model, tmp_path / "suite", tmp_path / "run"))
+
+
+@pytest.mark.slow
+def test_aider_exit_0_after_every_model_call_failed_is_recorded_as_exit_1(
+    make_task, tmp_path: Path
+) -> None:
+    """Run directly: the runner would not start with a model whose first answer is an error."""
+    require("aider")
+    root = make_task()
+    path = tmp_path / "refuse.yaml"
+    path.write_text(yaml.safe_dump({"name": "refuse", "steps": [
+        {"error": {"status": 400, "message": "scripted refusal"}}]}))  # fmt: skip
+    run = run_direct("aider", f"scripted/{path}", root, tmp_path)
+    assert "scripted refusal" in run.outcome.stdout + run.outcome.stderr
+    assert run.outcome.exit_code == 1, run.outcome.stdout
+    assert run.outcome.trajectory is not None
+    assert "every model call failed" in run.outcome.trajectory["notes"]
+    assert "recorded as 1" in run.outcome.stderr
+
+
+def test_no_reply_in_the_history_means_every_call_failed() -> None:
+    history = "TO LLM 2026-01-01T00:00:00\n-------\nUSER fix it\n"
+    trajectory = parse_run(history, "litellm.BadRequestError: refused\n")
+    assert trajectory.steps == []
+    assert trajectory.notes == ["every model call failed"]
+
+
+def test_failed_edits_and_tokens_are_parsed() -> None:
+    history = "TO LLM x\nUSER fix\nLLM RESPONSE x\nASSISTANT calc.py\nASSISTANT Done: fixed.\n"
+    stdout = "Tokens: 1.2k sent, 30 received.\nThe LLM did not conform to the edit format.\n"
+    trajectory = parse_run(history, stdout)
+    assert trajectory.failed_tool_calls == 1
+    assert trajectory.tokens is not None
+    assert (trajectory.tokens.input, trajectory.tokens.output) == (1200, 30)
+    assert trajectory.final_answer == "calc.py\nDone: fixed."
+
+
+def test_unknown_setting_is_refused_with_the_valid_ones() -> None:
+    from localagentbench.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="settings.edit_fromat.*edit_format"):
+        make_agent("aider", {"edit_fromat": "diff"})
