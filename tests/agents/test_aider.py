@@ -42,7 +42,8 @@ def test_aider_fixes_add_and_leaves_no_file_of_its_own_in_the_repo(
     make_task()
     trial = run_agent("aider", _script(tmp_path, FIXED), tmp_path / "suite", tmp_path / "run")
     assert_fixed(trial, 2)
-    assert ".aider" not in trial.patch and ".gitignore" not in trial.patch
+    assert ".aider" not in trial.patch
+    assert ".gitignore" not in trial.patch
     trajectory = trial.trajectory
     assert [(c["name"], c["ok"]) for s in trajectory["steps"] for c in s["tool_calls"]] == [
         ("edit", True)
