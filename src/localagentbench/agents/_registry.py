@@ -17,6 +17,7 @@ AGENTS: dict[str, str] = {
     "opencode": "localagentbench.agents._opencode:make_opencode",
     "mini-swe-agent": "localagentbench.agents._mini_swe_agent:make_mini_swe_agent",
     "aider": "localagentbench.agents._aider:make_aider",
+    "claude-code": "localagentbench.agents._claude_code:make_claude_code",
 }
 """Short name -> "module:factory"; a factory takes the configuration's settings mapping."""
 
