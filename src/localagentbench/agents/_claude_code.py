@@ -104,11 +104,11 @@ def parse_stream(stdout: str) -> Trajectory:
                     calls[str(block.get("id"))] = call
         elif kind == "user":
             for block in _blocks(event):
-                call = calls.get(str(block.get("tool_use_id")))
-                if block.get("type") == "tool_result" and call is not None:
-                    call.ok = not block.get("is_error", False)
-                    if not call.ok:
-                        call.detail = cap(block.get("content"), 300)
+                called = calls.get(str(block.get("tool_use_id")))
+                if block.get("type") == "tool_result" and called is not None:
+                    called.ok = not block.get("is_error", False)
+                    if not called.ok:
+                        called.detail = cap(block.get("content"), 300)
         elif kind == "result":
             answer = event.get("result") if isinstance(event.get("result"), str) else None
             usage = event.get("usage") or {}
