@@ -54,9 +54,10 @@ def _provenance(run: ReportRun) -> list[str]:
         f"- repeats: {info.repeats}; tasks: {len(info.tasks)}; concurrency: {info.concurrency}",
     ]
     for config in info.configurations:
+        version = f" {_cell(config.agent_version)}" if config.agent_version else ""
         lines.append(
-            f"- {_cell(config.id)}: agent {_cell(config.agent)} "
-            f"{_cell(config.agent_version or '')} model {_cell(config.model or '-')}".rstrip()
+            f"- {_cell(config.id)}: agent {_cell(config.agent)}{version}, "
+            f"model {_cell(config.model or '-')}"
         )
     return lines
 

@@ -1,0 +1,216 @@
+"""The static site: pages, links, hostile text kept inert, nothing off the machine."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from localagentbench.records import RunDir
+from localagentbench.report import build_site, load_run, markdown_for
+from localagentbench.report._diff import colour_diff
+from localagentbench.report._format import entry_row
+from localagentbench.report._load import label_entries, safe_name
+from localagentbench.report._svg import Bar, Point, interval_chart, scatter
+
+URL_ATTRS = {"src", "href", "xlink:href", "srcset", "action", "formaction", "poster", "data"}
+
+
+class _Refs(HTMLParser):
+    """Every URL-bearing attribute, every tag name, and the text of each <td>."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.refs: list[tuple[str, str, str]] = []
+        self.tags: list[str] = []
+        self.ids: set[str] = set()
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        for name, value in attrs:
+            if name == "id" and value:
+                self.ids.add(value)
+            if name in URL_ATTRS and value is not None:
+                self.refs.append((tag, name, value))
+            if name == "style" and value and "url(" in value:
+                self.refs.append((tag, name, value))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def _parse(page: Path) -> _Refs:
+    parser = _Refs()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return parser
+
+
+def _pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+def test_site_has_an_index_a_page_per_trial_and_local_assets(site, hostile_run):
+    records = RunDir(hostile_run).records()
+    assert (site / "index.html").is_file()
+    assert (site / "report.md").is_file()
+    assert (site / "assets" / "style.css").is_file()
+    index = _parse(site / "index.html")
+    trial_links = [v for tag, name, v in index.refs if tag == "a" and "trials/" in v]
+    assert len(trial_links) == len(records) == 4
+    for link in trial_links:
+        assert (site / unquote(link)).is_file(), link
+    assert len(_pages(site)) == 1 + len(records)
+
+
+def test_every_local_link_resolves(site):
+    for page in _pages(site):
+        for _, _, value in _parse(page).refs:
+            parts = urlsplit(value)
+            if parts.scheme or not parts.path:
+                continue
+            target = (page.parent / unquote(parts.path)).resolve()
+            assert target.exists(), f"{page.relative_to(site)} links to missing {value}"
+
+
+def test_no_src_or_href_leaves_the_machine(site):
+    """Only plain <a href> links a person may click may point off the machine; nothing loads."""
+    for page in [*_pages(site), *site.rglob("*.css")]:
+        if page.suffix == ".css":
+            css = page.read_text()
+            assert "@import" not in css, page
+            assert "url(" not in css, page
+            continue
+        for tag, name, value in _parse(page).refs:
+            parts = urlsplit(value.strip())
+            off = bool(parts.scheme and parts.scheme not in {"file", "data"}) or value.startswith(
+                "//"
+            )
+            if off:
+                assert (tag, name) == ("a", "href"), f"{page}: <{tag} {name}={value!r}> loads"
+
+
+def test_no_scripts_at_all(site):
+    for page in _pages(site):
+        tags = _parse(page).tags
+        assert not {"script", "iframe", "img", "object", "embed"} & set(tags), page
+
+
+def test_hostile_stdout_stderr_and_file_name_stay_inert(site, hostile_run):
+    """An agent printing markup and naming a file `<script>...` shows text, never markup."""
+    page = site / "trials" / safe_name(load_run(hostile_run).summary.run_id)
+    html = (page / "calc-add--hostile--r1.html").read_text()
+    assert "&lt;script&gt;document.title=&#34;pwned-stdout&#34;&lt;/script&gt;" in html
+    assert "&lt;img src=x onerror=&#34;document.title=1&#34;&gt;" in html
+    assert "b/&lt;script&gt;alert(1)" in html
+    assert "<script" not in html.lower()
+    assert "<img" not in html.lower()
+    assert "&lt;b&gt;not bold&lt;/b&gt;" in html  # the prompt is escaped too
+
+
+def test_trial_page_shows_prompt_verdict_patch_and_logs(site, hostile_run):
+    run = load_run(hostile_run)
+    html = (site / "trials" / run.key / "calc-add--reference--r1.html").read_text()
+    for text in ["add() returns the wrong result", "visible", "held-out", "passed", "Patch"]:
+        assert text in html
+    assert '<span class="d-add">+    return a + b</span>' in html
+    assert '<span class="d-del">-    return a - b</span>' in html
+
+
+def test_merging_two_runs_qualifies_configuration_ids(hostile_run, tmp_path):
+    run = load_run(hostile_run)
+    copy = load_run(hostile_run)
+    copy.summary.run_id = "second-run"
+    for e in copy.entries:
+        e.run_id = "second-run"
+    labels = sorted(e.label for e in label_entries([run, copy]))
+    assert labels == sorted(
+        [f"{c} @ {r}" for c in ("hostile", "reference") for r in (run.summary.run_id, "second-run")]
+    )
+    result = build_site([run, copy], tmp_path / "merged")
+    index = (result.out / "index.html").read_text()
+    assert "second-run" in index
+    assert run.summary.run_id in index
+    assert "LocalAgentBench: 2 runs" in (result.out / "report.md").read_text()
+
+
+def test_report_cli_merges_runs_and_refuses_a_foreign_folder(cli, hostile_run, tmp_path):
+    code, _, err = cli("report", str(hostile_run), str(hostile_run), "--out", str(tmp_path / "s"))
+    assert code == 0, err
+    assert (tmp_path / "s" / "index.html").is_file()
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("keep me")
+    code, _, err = cli("report", str(hostile_run), "--out", str(foreign))
+    assert code == 2
+    assert "not a site this command wrote" in err
+    assert (foreign / "notes.txt").read_text() == "keep me"
+
+
+def test_markdown_and_site_show_the_same_leaderboard(site, hostile_run):
+    run = load_run(hostile_run)
+    md = (site / "report.md").read_text()
+    assert md == markdown_for([run])
+    index_text = " ".join(_parse(site / "index.html").text)
+    for entry in run.entries:
+        row = entry_row(entry)
+        line = "| " + " | ".join(row.values()) + " |"
+        assert line in md
+        for column in ("configuration", "success", "solved", "pass@k", "pass^k", "false success"):
+            assert row[column] in index_text, (column, row[column])
+
+
+def test_leaderboard_promote_keeps_snapshots_and_rebuilds_the_page(cli, hostile_run, tmp_path):
+    board = tmp_path / "board"
+    for _ in range(2):  # promoting again replaces, never duplicates
+        code, _, err = cli("leaderboard", "promote", str(hostile_run), "--dir", str(board))
+        assert code == 0, err
+    run_id = load_run(hostile_run).summary.run_id
+    snapshots = list((board / "runs").iterdir())
+    assert [p.name for p in snapshots] == [safe_name(run_id)]
+    snapshot = json.loads((snapshots[0] / "snapshot.json").read_text())
+    assert {e["config_id"] for e in snapshot["entries"]} == {"reference", "hostile"}
+    index = (board / "index.html").read_text()
+    assert "reference" in index
+    assert "trial-link" not in index
+    assert (board / "leaderboard.md").read_text().count("| reference | mock") == 1
+
+
+def test_a_summary_from_an_older_harness_is_recomputed(hostile_run, tmp_path):
+    """A summary.json this harness cannot read is rebuilt from the records (a pure function)."""
+    import shutil
+
+    copy = tmp_path / "old"
+    shutil.copytree(hostile_run, copy)
+    (copy / "summary.json").write_text(json.dumps({"version": 1, "run_id": "x"}))
+    run = load_run(copy)
+    assert {e.config_id for e in run.entries} == {"reference", "hostile"}
+    reference = next(e for e in run.entries if e.config_id == "reference")
+    assert reference.successes == 2
+    assert reference.pass_hat_k["2"] == 1.0
+
+
+def test_diff_colouriser_escapes_every_line():
+    html = colour_diff("+++ b/<x>\n+<script>\n-&amp;\n@@ -1 +1 @@\n ctx")
+    assert "<script>" not in html
+    assert '<span class="d-add">+&lt;script&gt;</span>' in html
+    assert '<span class="d-del">-&amp;amp;</span>' in html
+    assert '<span class="d-file">+++ b/&lt;x&gt;</span>' in html
+
+
+def test_plots_escape_labels():
+    svg = interval_chart([Bar("<script>", 0.5, 0.3, 0.7)], "t")
+    svg += scatter([Point("<b>x</b>", 1.0, 0.5)], "t", "x", "y")
+    assert "<script>" not in svg
+    assert "<b>" not in svg
+    assert "&lt;script&gt;" in svg
+
+
+def test_safe_name_keeps_readable_ids_and_hashes_the_rest():
+    assert safe_name("calc-add--mock--r1") == "calc-add--mock--r1"
+    odd = safe_name("../<x>/y")
+    assert "/" not in odd
+    assert "<" not in odd
+    assert not odd.startswith(".")
+    assert safe_name("../<x>/y") != safe_name("../<x>/z")
