@@ -18,6 +18,7 @@ AGENTS: dict[str, str] = {
     "mini-swe-agent": "localagentbench.agents._mini_swe_agent:make_mini_swe_agent",
     "aider": "localagentbench.agents._aider:make_aider",
     "claude-code": "localagentbench.agents._claude_code:make_claude_code",
+    "codex": "localagentbench.agents._codex:make_codex",
 }
 """Short name -> "module:factory"; a factory takes the configuration's settings mapping."""
 
