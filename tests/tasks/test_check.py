@@ -107,11 +107,18 @@ def test_unknown_field_and_missing_field_are_named(make_task, tmp_path):
     assert any(f == "herldout" and "unknown field" in m for f, m in problems)
 
 
-def test_unsupported_check_kind_is_named(make_task, tmp_path):
-    _edit(make_task(), checks=[{"kind": "set", "expected": ["a"]}])
+def test_check_kind_missing_its_field_is_named(make_task, tmp_path):
+    _edit(make_task(), checks=[{"kind": "set", "min_recall": 0.5}])
     [problem] = load_suite(tmp_path / "suite").problems
-    assert problem.field == "checks.0.kind"
-    assert "not supported yet" in problem.message
+    assert problem.field.startswith("checks.0")
+    assert "check kind 'set' needs expected" in problem.message
+
+
+def test_unknown_check_kind_is_named(make_task, tmp_path):
+    _edit(make_task(), checks=[{"kind": "vibes"}])
+    [problem] = load_suite(tmp_path / "suite").problems
+    assert problem.field.startswith("checks.0")
+    assert "unknown check kind 'vibes'" in problem.message
 
 
 def test_one_line_per_problem_across_files(make_task, tmp_path, cli):

@@ -1,17 +1,38 @@
 """Stage 5: grading, a separate step that never trusts the agent."""
 
+from localagentbench.grading._checks import (
+    CheckContext,
+    CheckKind,
+    CheckOutcome,
+    check_kinds,
+    run_check,
+)
 from localagentbench.grading._claims import claims_done
-from localagentbench.grading._grade import grade, run_commands
+from localagentbench.grading._commands import run_commands
+from localagentbench.grading._damage import damage
+from localagentbench.grading._grade import correctness_of, grade
 from localagentbench.grading._inject import inject, private_copy
-from localagentbench.grading._results import CheckResult, CommandsResult, Verdict
+from localagentbench.grading._reports import TestReport, detect_runner, parse_report
+from localagentbench.grading._results import CheckResult, CheckStatus, CommandsResult, Verdict
 
 __all__ = [
+    "CheckContext",
+    "CheckKind",
+    "CheckOutcome",
     "CheckResult",
+    "CheckStatus",
     "CommandsResult",
+    "TestReport",
     "Verdict",
+    "check_kinds",
     "claims_done",
+    "correctness_of",
+    "damage",
+    "detect_runner",
     "grade",
     "inject",
+    "parse_report",
     "private_copy",
+    "run_check",
     "run_commands",
 ]

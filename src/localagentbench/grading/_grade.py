@@ -1,7 +1,10 @@
 """Grading: a separate step that never trusts the agent (SPEC section 2, step 4).
 
 Visible oracle in the workspace; held-out tests injected into a private copy
-made without following symlinks; extra checks; damage. Exit codes decide.
+made without following symlinks; fail-to-pass and pass-to-pass on the pristine
+tree and after the agent; extra checks; damage. Exit codes decide; per-test
+reports (written to a private folder the agent never sees) give partial
+credit and catch "zero tests collected".
 """
 
 from __future__ import annotations
@@ -12,53 +15,35 @@ from pathlib import Path
 
 from localagentbench._env import grading_env
 from localagentbench._io import atomic_write_text
-from localagentbench._proc import ProcessResult, run_process
+from localagentbench.grading._checks import CheckContext, run_check
 from localagentbench.grading._claims import claims_done
+from localagentbench.grading._commands import run_commands
+from localagentbench.grading._damage import damage as find_damage
 from localagentbench.grading._inject import inject, private_copy
-from localagentbench.grading._results import CheckResult, CommandsResult, Verdict
+from localagentbench.grading._results import CommandsResult, Verdict
+from localagentbench.grading._testids import named_test_checks
 from localagentbench.tasks import Task
 
-__all__ = ["grade", "run_commands"]
+__all__ = ["correctness_of", "grade", "run_commands"]
 
 
-def _log(path: Path, result: ProcessResult) -> None:
-    status = "timeout" if result.timed_out else f"exit {result.exit_code}"
-    text = (
-        f"$ {' '.join(result.argv)}\n# {status} in {result.wall_s:.2f}s\n"
-        f"{'# could not start: ' + result.start_error + chr(10) if result.start_error else ''}"
-        f"--- stdout ---\n{result.stdout}\n--- stderr ---\n{result.stderr}\n"
-    )
-    atomic_write_text(path, text)
+def _fresh(path: Path) -> Path:
+    if path.exists():
+        shutil.rmtree(path)
+    return path
 
 
-def run_commands(
-    commands: list[list[str]],
-    *,
-    timeout_s: float,
-    cwd: Path,
-    env: dict[str, str],
-    log_dir: Path,
-    label: str,
-    cancel: threading.Event | None = None,
-) -> CommandsResult:
-    """Run each command (all of them, for complete logs); passed only if every one exits 0."""
-    exit_codes: list[int | None] = []
-    reasons = []
-    timed_out = False
-    for i, argv in enumerate(commands):
-        result = run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, cancel=cancel)
-        _log(log_dir / f"{label}-{i}.log", result)
-        timed_out |= result.timed_out
-        exit_codes.append(None if result.timed_out else result.exit_code)
-        if result.start_error:
-            reasons.append(f"`{argv[0]}` could not start: {result.start_error}")
-        elif result.timed_out:
-            reasons.append(f"`{' '.join(argv)}` timed out after {timeout_s:g}s")
-        elif result.exit_code != 0:
-            reasons.append(f"`{' '.join(argv)}` exited {result.exit_code}")
-    return CommandsResult(
-        passed=not reasons, exit_codes=exit_codes, timed_out=timed_out, reason="; ".join(reasons)
-    )
+def correctness_of(result: CommandsResult) -> float:
+    """The pass fraction from the runner's report, else 1.0/0.0 from the exit codes.
+
+    Never above what the exit codes allow: a failed command caps it below 1.
+    """
+    if result.tests_total:
+        fraction = (result.tests_passed or 0) / result.tests_total
+        if not result.passed:
+            fraction = min(fraction, (result.tests_total - 1) / result.tests_total)
+        return fraction
+    return 1.0 if result.passed else 0.0
 
 
 def grade(
@@ -70,12 +55,20 @@ def grade(
     final_answer: str | None,
     deleted: list[str],
     cancel: threading.Event | None = None,
+    pristine: Path | None = None,
 ) -> Verdict:
-    """Decide about ``workspace`` after the agent has stopped. ``scratch`` is private to grading."""
+    """Decide about ``workspace`` after the agent has stopped. ``scratch`` is private to grading.
+
+    ``pristine`` is the task's pristine tree (without ``.git``); with it grading
+    runs fail_to_pass / pass_to_pass before and after, the checks that compare
+    with the original (diff-range, tests-preserved, regression-test-added) and
+    the parse-damage scan. Without it those report an error rather than a pass.
+    """
     home = scratch / "home"
     home.mkdir(parents=True, exist_ok=True)
     env = grading_env(home)
     log_dir.mkdir(parents=True, exist_ok=True)
+    reports = _fresh(scratch / "reports")
 
     visible = run_commands(
         task.oracle.command,
@@ -85,15 +78,16 @@ def grade(
         log_dir=log_dir,
         label="visible",
         cancel=cancel,
+        report_dir=reports / "visible",
     )
 
-    tree = scratch / "tree"
-    if tree.exists():
-        shutil.rmtree(tree)
+    tree = _fresh(scratch / "tree")
     private_copy(workspace, tree)
+    pristine_tree = None
     heldout = None
     if task.heldout is not None:
-        injected = inject(task.resolve(task.heldout.path), tree)
+        material = task.resolve(task.heldout.path)
+        injected = inject(material, tree)
         atomic_write_text(log_dir / "heldout-injected.txt", "\n".join(injected) + "\n")
         heldout = run_commands(
             task.heldout.command,
@@ -103,49 +97,36 @@ def grade(
             log_dir=log_dir,
             label="heldout",
             cancel=cancel,
+            report_dir=reports / "heldout",
         )
+    if pristine is not None and (task.fail_to_pass or task.pass_to_pass):
+        pristine_tree = _fresh(scratch / "pristine-tree")
+        private_copy(pristine, pristine_tree)
+        if task.heldout is not None:
+            inject(task.resolve(task.heldout.path), pristine_tree)
 
-    checks = []
+    checks = named_test_checks(task, tree=tree, pristine_tree=pristine_tree, env=env,
+                            log_dir=log_dir, report_dir=reports / "ids", cancel=cancel)  # fmt: skip
     for i, check in enumerate(task.checks):
         name = check.name or f"{check.kind}-{i}"
-        if check.kind != "command" or not check.command:
-            checks.append(CheckResult(kind=check.kind, name=name, passed=False,
-                                      reason=f"check kind {check.kind!r} is not supported yet",
-                                      compliance=check.compliance))  # fmt: skip
-            continue
-        ran = run_commands(
-            check.command,
-            timeout_s=check.timeout_s,
-            cwd=tree,
-            env=env,
-            log_dir=log_dir,
-            label=f"check-{i}",
-            cancel=cancel,
-        )
-        checks.append(
-            CheckResult(
-                kind=check.kind,
-                name=name,
-                passed=ran.passed,
-                reason=ran.reason or "all commands exited 0",
-                compliance=check.compliance,
-            )
-        )
+        ctx = CheckContext(workspace=workspace, tree=tree, pristine=pristine,
+                           final_answer=final_answer, env=env, log_dir=log_dir,
+                           scratch=_fresh(scratch / f"check-{i}"), label=f"check-{i}",
+                           cancel=cancel)  # fmt: skip
+        ctx.scratch.mkdir(parents=True)
+        checks.append(run_check(check, name, ctx))
 
-    damage = [f"deleted tracked file: {path}" for path in deleted]
     correctness_checks = all(c.passed for c in checks if not c.compliance)
     hidden_ok = heldout.passed if heldout is not None else True
     success = visible.passed and hidden_ok and correctness_checks
-    measured = heldout if heldout is not None else visible
-    correctness = 1.0 if measured.passed else 0.0
     claimed = claims_done(final_answer)
     return Verdict(
         success=success,
-        correctness=correctness,
+        correctness=correctness_of(heldout if heldout is not None else visible),
         overfit=visible.passed and heldout is not None and not heldout.passed,
         claimed_done=claimed,
         false_success=claimed and not success,
-        damage=damage,
+        damage=find_damage(workspace, pristine, deleted),
         visible=visible,
         heldout=heldout,
         checks=checks,

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from typing import Any, Literal
 
-__all__ = ["CheckResult", "CommandsResult", "Verdict"]
+from pydantic import BaseModel, Field, model_validator
+
+__all__ = ["CheckResult", "CheckStatus", "CommandsResult", "Verdict"]
+
+CheckStatus = Literal["passed", "failed", "error"]
+"""``error``: the check could not be evaluated (missing pristine tree, bad file): not a pass."""
 
 
 class CommandsResult(BaseModel):
@@ -23,14 +28,27 @@ class CommandsResult(BaseModel):
 
 
 class CheckResult(BaseModel):
-    """One extra check of the task."""
+    """One extra check of the task (or fail-to-pass / pass-to-pass), with status and reason."""
 
     kind: str
+    """The check kind, or ``fail-to-pass`` / ``pass-to-pass``."""
     name: str
     passed: bool
+    """True only when ``status`` is ``passed``."""
     reason: str
+    """Why, in one line (also when it passed)."""
     compliance: bool = False
     """True: this check feeds the compliance score, not correctness."""
+    status: CheckStatus | None = None
+    """passed | failed | error; filled from ``passed`` for records written before it existed."""
+    details: dict[str, Any] = Field(default_factory=dict)
+    """Kind-specific figures, e.g. precision and recall of a `set` check, failing test ids."""
+
+    @model_validator(mode="after")
+    def _status(self) -> CheckResult:
+        if self.status is None:
+            self.status = "passed" if self.passed else "failed"
+        return self
 
 
 class Verdict(BaseModel):
@@ -39,12 +57,14 @@ class Verdict(BaseModel):
     success: bool
     """Visible and held-out and every correctness check passed."""
     correctness: float = Field(ge=0, le=1)
-    """Held-out pass fraction (binary until test reports are parsed); visible oracle when no held-out."""
+    """Held-out pass fraction from the runner's per-test report (exit-code 0/1 when there is
+    none); the visible oracle's when the task has no held-out tests."""
     overfit: bool
     """Visible passed and held-out failed: a cheat signal."""
     claimed_done: bool
     false_success: bool
     damage: list[str]
+    """Tracked files deleted; Python, JSON, YAML or TOML files that parsed before and no longer do."""
     visible: CommandsResult
     heldout: CommandsResult | None
     checks: list[CheckResult]

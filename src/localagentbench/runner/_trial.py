@@ -209,6 +209,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
                 final_answer=outcome.final_answer,
                 deleted=deleted,
                 cancel=env.cancel,
+                pristine=dirs.root / "pristine",
             )
         grade_s = time.monotonic() - graded_at
         if (

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 __all__ = [
     "CATEGORIES",
@@ -44,8 +45,8 @@ CHECK_KINDS: tuple[str, ...] = (
     "tests-preserved",
     "regression-test-added",
 )
-SUPPORTED_CHECK_KINDS: tuple[str, ...] = ("command",)
-"""Check kinds the grader runs today; `check` rejects the others as not supported yet."""
+SUPPORTED_CHECK_KINDS: tuple[str, ...] = CHECK_KINDS
+"""Check kinds the grader runs (all of them); `check` rejects any other."""
 
 ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
@@ -108,20 +109,58 @@ class GitRepo(_Strict):
     """Branch, tag or commit to check out."""
 
 
-class Check(BaseModel):
-    """An extra deterministic check; kind-specific fields are kept as given."""
+_KIND_FIELDS: dict[str, tuple[str, ...]] = {
+    "command": ("command",),
+    "contains": ("value",),
+    "set": ("expected",),
+    "absent": ("pattern",),
+    "diff-range": ("allow",),
+    "tests-preserved": (),
+    "regression-test-added": (),
+}
+"""Fields each check kind requires (the others are optional or ignored)."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+
+class Check(_Strict):
+    """An extra deterministic check. ``kind`` decides which of the typed fields apply."""
 
     kind: str
     """One of CHECK_KINDS."""
     compliance: bool = False
     """True routes the result into the compliance score instead of correctness."""
     name: str | None = None
-    """Label shown in reports; defaults to the kind."""
+    """Label shown in reports; defaults to ``<kind>-<index>``."""
     command: list[Argv] | None = None
-    """For kind `command`: argv list(s) that must exit 0 (cwd = workspace)."""
+    """`command`: argv list(s) that must exit 0 (cwd = the graded copy, held-out tests injected).
+    `regression-test-added`: the command running the tests; the agent's added tests must make it
+    fail on the pristine code and pass on the agent's code."""
     timeout_s: float = Field(default=300, gt=0)
+    """Wall-clock limit for each command of the check."""
+    file: str | None = None
+    """`contains`/`set`: read this file of the agent's workspace instead of its final answer."""
+    value: str | None = None
+    """`contains`: the text that must occur (a regular expression when ``regex`` is true)."""
+    regex: bool = False
+    """`contains`: treat ``value`` as a Python regular expression."""
+    ignore_case: bool = False
+    """`contains`/`set`: compare case-insensitively."""
+    expected: list[str] | None = None
+    """`set`: the items the answer must list."""
+    item_pattern: str | None = None
+    """`set`: regular expression whose matches are the answer's items (default: lines and
+    comma-separated parts, bullets, numbering and quotes stripped)."""
+    min_precision: float = Field(default=1.0, ge=0, le=1)
+    """`set`: share of listed items that are expected, at least."""
+    min_recall: float = Field(default=1.0, ge=0, le=1)
+    """`set`: share of expected items that are listed, at least."""
+    pattern: str | None = None
+    """`absent`: regular expression that must no longer match anywhere in ``paths``."""
+    paths: list[str] | None = None
+    """`absent`: globs of files searched (default every file); `tests-preserved` and
+    `regression-test-added`: globs of test files (default the usual test file names)."""
+    allow: list[str] | None = None
+    """`diff-range`: where changes may happen: ``path/glob`` or ``path:START-END`` (lines of the
+    original file, 1-based, inclusive). Changes anywhere else fail the check."""
 
     _normalise = field_validator("command", mode="before")(_as_commands)
 
@@ -131,6 +170,24 @@ class Check(BaseModel):
         if value not in CHECK_KINDS:
             raise ValueError(f"unknown check kind {value!r}; valid: {', '.join(CHECK_KINDS)}")
         return value
+
+    @model_validator(mode="after")
+    def _kind_fields(self) -> Check:
+        missing = [f for f in _KIND_FIELDS[self.kind] if getattr(self, f) is None]
+        if missing:
+            raise ValueError(f"check kind {self.kind!r} needs {', '.join(missing)}")
+        for field in ("pattern", "item_pattern") + (("value",) if self.regex else ()):
+            text = getattr(self, field)
+            if text is not None:
+                try:
+                    re.compile(text)
+                except re.error as e:
+                    raise ValueError(f"{field} is not a valid regular expression: {e}") from e
+        for entry in self.allow or []:
+            _, sep, lines = entry.rpartition(":")
+            if sep and not re.fullmatch(r"\d+-\d+", lines):
+                raise ValueError(f"allow entry {entry!r}: write path or path:START-END")
+        return self
 
 
 class Task(_Strict):

@@ -1,0 +1,121 @@
+"""Running test commands: exit codes decide; per-test reports count, from private files."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from localagentbench._io import atomic_write_text
+from localagentbench._proc import ProcessResult, run_process
+from localagentbench.grading._reports import (
+    TestReport,
+    detect_runner,
+    instrument,
+    parse_report,
+)
+from localagentbench.grading._results import CommandsResult
+
+__all__ = ["run_commands", "run_one"]
+
+GO_JSON_CAP = 50_000_000
+"""Bytes of ``go test -json`` stdout kept: the report must not be cut."""
+
+
+def _log(path: Path, result: ProcessResult) -> None:
+    status = "timeout" if result.timed_out else f"exit {result.exit_code}"
+    text = (
+        f"$ {' '.join(result.argv)}\n# {status} in {result.wall_s:.2f}s\n"
+        f"{'# could not start: ' + result.start_error + chr(10) if result.start_error else ''}"
+        f"--- stdout ---\n{result.stdout}\n--- stderr ---\n{result.stderr}\n"
+    )
+    atomic_write_text(path, text)
+
+
+def run_one(
+    argv: list[str],
+    *,
+    timeout_s: float,
+    cwd: Path,
+    env: dict[str, str],
+    log: Path,
+    report_dir: Path | None,
+    cancel: threading.Event | None = None,
+) -> tuple[ProcessResult, TestReport | None]:
+    """Run one command, instrumented for a per-test report when its runner is known."""
+    runner = detect_runner(argv) if report_dir is not None else None
+    report_file = None
+    if runner is not None and report_dir is not None:
+        report_dir.mkdir(parents=True, exist_ok=True)
+        report_file = report_dir / f"{log.stem}.xml"
+        report_file.unlink(missing_ok=True)
+        argv = instrument(argv, runner, report_file)
+    cap = GO_JSON_CAP if runner == "go" else 1_000_000
+    result = run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, cancel=cancel, output_cap=cap)
+    _log(log, result)
+    if runner is None or report_file is None or result.truncated:
+        return result, None
+    return result, parse_report(runner, report_file, result.stdout)
+
+
+def run_commands(
+    commands: list[list[str]],
+    *,
+    timeout_s: float,
+    cwd: Path,
+    env: dict[str, str],
+    log_dir: Path,
+    label: str,
+    cancel: threading.Event | None = None,
+    report_dir: Path | None = None,
+) -> CommandsResult:
+    """Run each command (all of them, for complete logs); passed only if every one exits 0.
+
+    With ``report_dir`` (a folder the agent cannot reach) pytest, ``go test`` and
+    ``node --test`` commands also report per test: ``tests_passed``/``tests_total``
+    are filled, a runner that collected zero tests fails the result, and a
+    report that claims every test passed while the command failed counts no
+    test as passed (the exit code is believed, the report is not).
+    """
+    exit_codes: list[int | None] = []
+    reasons = []
+    timed_out = False
+    passed = total = 0
+    counted = True
+    for i, argv in enumerate(commands):
+        result, report = run_one(
+            argv,
+            timeout_s=timeout_s,
+            cwd=cwd,
+            env=env,
+            log=log_dir / f"{label}-{i}.log",
+            report_dir=report_dir,
+            cancel=cancel,
+        )
+        timed_out |= result.timed_out
+        exit_codes.append(None if result.timed_out else result.exit_code)
+        if result.start_error:
+            reasons.append(f"`{argv[0]}` could not start: {result.start_error}")
+        elif result.timed_out:
+            reasons.append(f"`{' '.join(argv)}` timed out after {timeout_s:g}s")
+        elif result.exit_code != 0:
+            reasons.append(f"`{' '.join(argv)}` exited {result.exit_code}")
+        if report is None:
+            counted = False
+            continue
+        if report.total == 0:
+            reasons.append(f"`{' '.join(argv)}` collected no tests (zero tests is never a pass)")
+        if not result.ok and report.passed == report.total:
+            reasons.append(f"`{' '.join(argv)}` failed but its report shows no failing test; "
+                           "no test of it is counted as passed")  # fmt: skip
+            total += max(report.total, 1)
+            continue
+        passed += report.passed
+        total += report.total
+    return CommandsResult(
+        passed=not reasons,
+        exit_codes=exit_codes,
+        timed_out=timed_out,
+        tests_passed=passed if counted else None,
+        tests_total=total if counted else None,
+        reason="; ".join(reasons),
+    )

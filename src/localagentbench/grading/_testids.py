@@ -1,0 +1,124 @@
+"""fail_to_pass and pass_to_pass: named tests run on the pristine tree and after the agent.
+
+Both trees get the held-out tests injected, so ids may name hidden tests. A
+fail-to-pass test must pass after the agent; a pass-to-pass test that passed
+on the pristine tree must still pass (a hard floor). A fail-to-pass test that
+already passes on the pristine tree, or a pass-to-pass test that fails there,
+is the task's problem, never the agent's: it is named in the reason and
+not held against the agent.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Literal
+
+from localagentbench.grading._commands import run_one
+from localagentbench.grading._reports import TestReport, detect_runner, select_tests
+from localagentbench.grading._results import CheckResult
+from localagentbench.tasks import Task
+
+__all__ = ["named_test_checks"]
+
+IdOutcome = Literal["passed", "failed", "missing"]
+
+
+def outcome_of(report: TestReport, test_id: str) -> IdOutcome:
+    """An id's outcome: parametrised cases (``id[...]``) and subtests (``id/...``) count."""
+    found = [o for name, o in report.cases.items()
+             if name == test_id or name.startswith((test_id + "[", test_id + "/"))]  # fmt: skip
+    if "failed" in found:
+        return "failed"
+    return "passed" if "passed" in found else "missing"
+
+
+def _base_command(task: Task) -> list[str] | None:
+    commands = [*(task.heldout.command if task.heldout else []), *task.oracle.command]
+    return next((argv for argv in commands if detect_runner(argv) is not None), None)
+
+
+def _result(kind: str, passed: bool, reason: str, **details: object) -> CheckResult:
+    return CheckResult(kind=kind, name=kind, passed=passed, status="passed" if passed else "failed",
+                       reason=reason, details=dict(details))  # fmt: skip
+
+
+def _error(kind: str, reason: str) -> CheckResult:
+    return CheckResult(kind=kind, name=kind, passed=False, status="error", reason=reason)
+
+
+def _names(ids: list[str]) -> str:
+    return ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+
+
+def named_test_checks(
+    task: Task,
+    *,
+    tree: Path,
+    pristine_tree: Path | None,
+    env: dict[str, str],
+    log_dir: Path,
+    report_dir: Path,
+    cancel: threading.Event | None = None,
+) -> list[CheckResult]:
+    """Results for the task's fail_to_pass and pass_to_pass ids (empty when it names none)."""
+    ids = [*task.fail_to_pass, *task.pass_to_pass]
+    if not ids:
+        return []
+    kinds = [k for k, v in (("fail-to-pass", task.fail_to_pass), ("pass-to-pass", task.pass_to_pass)) if v]  # fmt: skip
+    base = _base_command(task)
+    if base is None:
+        return [_error(k, "no pytest, go test or node --test command to select tests with") for k in kinds]  # fmt: skip
+    if pristine_tree is None:
+        return [_error(k, "grading was not given the pristine tree to run the tests on") for k in kinds]  # fmt: skip
+    runner = detect_runner(base)
+    assert runner is not None
+    timeout = task.heldout.timeout_s if task.heldout else task.oracle.timeout_s
+    # Each list runs on its own: a crash among the fail-to-pass tests (a Go panic ends the
+    # test binary) must not hide the pass-to-pass ones.
+    runs: dict[tuple[str, str], TestReport | None] = {}
+    for kind, names in (("f2p", task.fail_to_pass), ("p2p", task.pass_to_pass)):
+        if not names:
+            continue
+        argv = select_tests(base, runner, names)
+        for label, cwd in (("pristine", pristine_tree), ("agent", tree)):
+            _, runs[kind, label] = run_one(argv, timeout_s=timeout, cwd=cwd, env=env,
+                                           log=log_dir / f"{kind}-{label}.log",
+                                           report_dir=report_dir, cancel=cancel)  # fmt: skip
+    missing = [key for key, report in runs.items() if report is None]
+    if missing:
+        where = "pristine tree" if missing[0][1] == "pristine" else "agent's tree"
+        return [_error(k, f"the test runner left no report on the {where}") for k in kinds]
+    results = []
+    if task.fail_to_pass:
+        before, after = runs["f2p", "pristine"], runs["f2p", "agent"]
+        assert before is not None
+        assert after is not None
+        not_fixed = [i for i in task.fail_to_pass if outcome_of(after, i) != "passed"]
+        stale = [i for i in task.fail_to_pass if outcome_of(before, i) == "passed"]
+        note = (
+            f" (task problem: already pass on the pristine tree: {_names(stale)})" if stale else ""
+        )
+        ok = not not_fixed
+        reason = (f"all {len(task.fail_to_pass)} now pass" if ok
+                  else f"{len(not_fixed)} of {len(task.fail_to_pass)} still fail or are missing: {_names(not_fixed)}")  # fmt: skip
+        results.append(_result("fail-to-pass", ok, reason + note, failing=not_fixed, stale=stale))
+    if task.pass_to_pass:
+        before, after = runs["p2p", "pristine"], runs["p2p", "agent"]
+        assert before is not None
+        assert after is not None
+        floor = [i for i in task.pass_to_pass if outcome_of(before, i) == "passed"]
+        broken_before = [i for i in task.pass_to_pass if i not in floor]
+        broken = [i for i in floor if outcome_of(after, i) != "passed"]
+        note = (f" (task problem: not passing on the pristine tree, not counted: {_names(broken_before)})"
+                if broken_before else "")  # fmt: skip
+        ok = not broken
+        reason = (
+            f"all {len(floor)} still pass"
+            if ok
+            else f"{len(broken)} of {len(floor)} no longer pass: {_names(broken)}"
+        )
+        results.append(
+            _result("pass-to-pass", ok, reason + note, failing=broken, stale=broken_before)
+        )
+    return results
