@@ -214,3 +214,17 @@ def test_safe_name_keeps_readable_ids_and_hashes_the_rest():
     assert "<" not in odd
     assert not odd.startswith(".")
     assert safe_name("../<x>/y") != safe_name("../<x>/z")
+
+
+def test_forked_workers_write_the_same_pages_as_one_process(hostile_run, tmp_path, monkeypatch):
+    from localagentbench.report import _site
+
+    run = load_run(hostile_run)
+    serial = build_site([run], tmp_path / "serial").out
+    monkeypatch.setattr(_site, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(_site, "_workers", lambda pages: 2)
+    forked = build_site([run], tmp_path / "forked").out
+    pages = sorted(p.relative_to(serial) for p in (serial / "trials").rglob("*.html"))
+    assert pages == sorted(p.relative_to(forked) for p in (forked / "trials").rglob("*.html"))
+    for page in pages:
+        assert (serial / page).read_text() == (forked / page).read_text()

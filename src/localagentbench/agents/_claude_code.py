@@ -80,19 +80,21 @@ def _blocks(event: dict[str, Any]) -> list[dict[str, Any]]:
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
-def parse_stream(stdout: str) -> Trajectory:
-    """Claude Code's stream-json events into a trajectory."""
-    trajectory = Trajectory(agent="claude-code")
-    steps: dict[str, Step] = {}
+def parse_stream(stdout: str, agent: str = "claude-code") -> Trajectory:
+    """Claude Code's stream-json events into a trajectory (Qwen Code prints the same format).
+
+    Consecutive assistant events are one model turn (the CLIs split a reply's text and
+    tool_use blocks over several events); a user event (tool results) ends the turn.
+    """
+    trajectory = Trajectory(agent=agent)
+    step: Step | None = None
     calls: dict[str, ToolCall] = {}
     answer: str | None = None
     for event in json_lines(stdout):
         kind = event.get("type")
         if kind == "assistant":
-            message_id = str((event.get("message") or {}).get("id") or len(steps))
-            step = steps.get(message_id)
             if step is None:
-                step = steps[message_id] = Step()
+                step = Step()
                 trajectory.steps.append(step)
             for block in _blocks(event):
                 if block.get("type") == "text":
@@ -103,6 +105,7 @@ def parse_stream(stdout: str) -> Trajectory:
                     step.tool_calls.append(call)
                     calls[str(block.get("id"))] = call
         elif kind == "user":
+            step = None
             for block in _blocks(event):
                 called = calls.get(str(block.get("tool_use_id")))
                 if block.get("type") == "tool_result" and called is not None:
@@ -120,6 +123,8 @@ def parse_stream(stdout: str) -> Trajectory:
                 )  # fmt: skip
             if event.get("is_error"):
                 trajectory.notes.append(f"result: {event.get('subtype')}")
+            for denial in event.get("permission_denials") or []:
+                trajectory.notes.append(f"permission denied: {cap(denial, 300)}")
     if answer is None:
         texts = [s.text for s in trajectory.steps if s.text]
         answer = texts[-1] if texts else None

@@ -19,6 +19,7 @@ AGENTS: dict[str, str] = {
     "aider": "localagentbench.agents._aider:make_aider",
     "claude-code": "localagentbench.agents._claude_code:make_claude_code",
     "codex": "localagentbench.agents._codex:make_codex",
+    "qwen-code": "localagentbench.agents._qwen_code:make_qwen_code",
 }
 """Short name -> "module:factory"; a factory takes the configuration's settings mapping."""
 

@@ -10,8 +10,12 @@ whole, so a crash never leaves half a site.
 from __future__ import annotations
 
 import datetime as dt
+import multiprocessing
+import os
 import shutil
+import sys
 import tempfile
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.resources import files
@@ -166,16 +170,53 @@ def _prompts(run: ReportRun) -> dict[str, str]:
     return {t.id: t.prompt for t in loaded if versions.get(t.id) == t.version}
 
 
-def _trial_pages(env: Environment, run: ReportRun, out: Path) -> int:
+PARALLEL_FROM = 2000
+"""Trial pages at which rendering is split over forked worker processes (one per CPU)."""
+
+
+def _render_range(
+    env: Environment, run: ReportRun, prompts: dict[str, str], out: Path, part: range
+) -> None:
     template = env.get_template("trial.html")
-    prompts = _prompts(run)
-    folder = out / "trials" / run.key
-    folder.mkdir(parents=True, exist_ok=True)
-    for record in run.records:
+    for i in part:
+        record = run.records[i]
         page = trial_page(record, run.trial_dir(record), prompts.get(record.task_id))
         html = template.render(root="../../", run=run, page=page, r=record)
         (out / trial_href(run, record)).write_text(html, encoding="utf-8")
-    return len(run.records)
+
+
+def _workers(pages: int) -> int:
+    """Forked workers to use: several only for big runs, on Linux, with no other thread
+    alive (forking a threaded process can deadlock the child)."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    if pages < PARALLEL_FROM or sys.platform != "linux" or threading.active_count() > 1:
+        return 1
+    return max(1, min(cpus, 8))
+
+
+def _trial_pages(env: Environment, run: ReportRun, out: Path) -> int:
+    """Render every trial page of ``run``; big runs are split over forked processes, which
+    inherit the loaded records (nothing is pickled) and write their own pages."""
+    prompts = _prompts(run)
+    (out / "trials" / run.key).mkdir(parents=True, exist_ok=True)
+    n = len(run.records)
+    workers = _workers(n)
+    if workers == 1:
+        _render_range(env, run, prompts, out, range(n))
+        return n
+    context = multiprocessing.get_context("fork")
+    procs = [
+        context.Process(target=_render_range, args=(env, run, prompts, out, range(w, n, workers)))
+        for w in range(workers)
+    ]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join()
+    failed = [proc.exitcode for proc in procs if proc.exitcode != 0]
+    if failed:
+        raise RunDirError(f"rendering trial pages failed in a worker (exit codes {failed})")
+    return n
 
 
 def _swap_in(tmp: Path, out: Path) -> None:

@@ -23,6 +23,7 @@ __all__ = ["GatewayRow", "TextFile", "TrialPage", "trial_page"]
 TEXT_CAP = 256 * 1024
 """Bytes of each log or patch shown on a page; the rest is noted, not dropped silently."""
 GATEWAY_ROWS = 500
+GATEWAY_BYTES = 8 * 1024 * 1024
 TRAJECTORY_STEPS = 500
 
 
@@ -85,12 +86,11 @@ def _float(value: Any) -> float | None:
 
 
 def _gateway(path: Path | None) -> tuple[list[GatewayRow], int]:
-    if path is None or not path.is_file() or path.is_symlink():
-        return [], 0
+    text, size = read_capped(path, GATEWAY_BYTES)
     rows: list[GatewayRow] = []
     omitted = 0
-    with path.open("rb") as f:
-        for raw in f:
+    if size:
+        for raw in text.splitlines():
             if len(rows) >= GATEWAY_ROWS:
                 omitted += 1
                 continue

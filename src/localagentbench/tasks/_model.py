@@ -132,8 +132,9 @@ class Check(_Strict):
     """Label shown in reports; defaults to ``<kind>-<index>``."""
     command: list[Argv] | None = None
     """`command`: argv list(s) that must exit 0 (cwd = the graded copy, held-out tests injected).
-    `regression-test-added`: the command running the tests; the agent's added tests must make it
-    fail on the pristine code and pass on the agent's code."""
+    `regression-test-added`: the command running the new tests (an argument ``{tests}`` expands to
+    the test files the agent added or extended); it must fail on the pristine code with those
+    files and pass on the agent's code."""
     timeout_s: float = Field(default=300, gt=0)
     """Wall-clock limit for each command of the check."""
     file: str | None = None

@@ -1,0 +1,192 @@
+"""Site build time and peak memory for a large run (issue 7, acceptance 4).
+
+Writes a synthetic run directory of N trial records (default 10,000: 50
+tasks x 8 configurations x 25 repeats) with a stdout, a patch and, for the
+configurations with a model, a gateway.jsonl per trial; then builds the site
+(load the run, index, one page per trial, report.md) in a fresh Python
+process and prints its seconds and peak resident memory.
+
+    python bench/report.py [--trials 10000] [--keep DIR]
+
+Target: under 10 s and under 1 GB for 10,000 records.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from localagentbench.records import (
+    ConfigurationInfo,
+    RunDir,
+    RunInfo,
+    TaskProvenance,
+    Tokens,
+    TrialRecord,
+    summarise,
+)
+from localagentbench.grading import CheckResult, CommandsResult
+
+BUILD = """
+import resource, sys, time
+from pathlib import Path
+t = time.perf_counter()
+from localagentbench.report import build_site, load_run
+run = load_run(Path(sys.argv[1]))
+result = build_site([run], Path(sys.argv[2]))
+seconds = time.perf_counter() - t
+peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(f"{seconds:.2f} {peak_mb:.0f} {result.pages}")
+"""
+
+PATCH = """diff --git a/pkg/mod_{i}.py b/pkg/mod_{i}.py
+--- a/pkg/mod_{i}.py
++++ b/pkg/mod_{i}.py
+@@ -1,4 +1,5 @@
+ def f(x):
+-    return x - 1
++    # fixed
++    return x + 1
+ 
+ def g(y):
+"""
+
+
+def _shape(trials: int) -> tuple[int, int, int]:
+    tasks, configs = 50, 8
+    repeats = max(1, round(trials / (tasks * configs)))
+    return tasks, configs, repeats
+
+
+def write_run(root: Path, trials: int, seed: int = 7) -> Path:
+    rng = random.Random(seed)
+    tasks, configs, repeats = _shape(trials)
+    run_dir = RunDir(root)
+    run_id = "bench-report"
+    task_ids = [f"task-{t:03d}" for t in range(tasks)]
+    configurations = [
+        ConfigurationInfo(
+            id=f"agent{c}-model{c % 3}",
+            agent=f"agent{c}",
+            model=None if c == 0 else f"ollama/model-{c % 3}:7b",
+            settings={},
+            agent_version=f"1.{c}.0",
+        )
+        for c in range(configs)
+    ]
+    run_dir.write_info(
+        RunInfo(
+            run_id=run_id,
+            created_at="2026-12-02T00:00:00Z",
+            harness={"version": "bench", "git_commit": None},
+            host={"os": "Linux", "cpu": "bench", "cpu_count": 2, "python": sys.version.split()[0]},
+            tasks_dir=str(root / "no-suite"),
+            tasks=[
+                TaskProvenance(
+                    id=t,
+                    version=1,
+                    digest="0" * 64,
+                    commit="0" * 40,
+                    source="task.yaml",
+                    project=f"p{i % 7}",
+                    language="python",
+                    category="bugfix",
+                    difficulty="easy",
+                    tier=None,
+                )
+                for i, t in enumerate(task_ids)
+            ],
+            configurations=configurations,
+            repeats=repeats,
+            concurrency=1,
+            isolation="bwrap",
+        )
+    )
+    records = []
+    for c, config in enumerate(configurations):
+        skill = 0.2 + 0.08 * c
+        for t, task_id in enumerate(task_ids):
+            for r in range(1, repeats + 1):
+                success = rng.random() < skill
+                claimed = success or rng.random() < 0.5
+                status = "completed" if rng.random() > 0.03 else "timeout"
+                record = TrialRecord(
+                    run_id=run_id,
+                    trial_id=f"{task_id}--{config.id}--r{r}",
+                    task_id=task_id,
+                    task_version=1,
+                    config_id=config.id,
+                    agent=config.agent,
+                    model=config.model,
+                    repeat=r,
+                    status=status,
+                    success=success and status == "completed",
+                    correctness=1.0 if success else rng.choice([0.0, 0.5]),
+                    overfit=False,
+                    claimed_done=claimed,
+                    false_success=claimed and not success,
+                    damage=[],
+                    wall_s=rng.uniform(20, 600),
+                    isolation="bwrap",
+                    tokens=Tokens(input=rng.randint(1000, 90000), output=rng.randint(100, 9000)),
+                    requests=rng.randint(1, 40) if config.model else None,
+                    visible=CommandsResult(passed=success, exit_codes=[0 if success else 1]),
+                    heldout=CommandsResult(passed=success, exit_codes=[0 if success else 1]),
+                    checks=[CheckResult(kind="command", name="lint", passed=True, reason="ok")],
+                    started_at="2026-12-02T00:00:00Z",
+                    finished_at="2026-12-02T00:05:00Z",
+                    pristine_commit="0" * 40,
+                )
+                run_dir.write_record(record)
+                folder = run_dir.trial(record.trial_id)
+                (folder / "agent.stdout").write_text(f"step {t}\n" * 40 + "Done.\n")
+                (folder / "agent.stderr").write_text("")
+                (folder / "patch.diff").write_text(PATCH.format(i=t))
+                if config.model:
+                    with (folder / "gateway.jsonl").open("w") as f:
+                        for seq in range(1, 6):
+                            line = {
+                                "seq": seq,
+                                "at": "2026-12-02T00:00:00Z",
+                                "front": "openai",
+                                "path": "/v1/chat/completions",
+                                "status": 200,
+                                "latency_s": 1.5,
+                                "ttft_s": 0.3,
+                                "usage": {"input": 900, "output": 80, "source": "backend"},
+                                "error": None,
+                            }
+                            f.write(json.dumps(line) + "\n")
+                records.append(record)
+    run_dir.write_summary(summarise(run_id, records, generated_at="2026-12-02T00:10:00Z"))
+    return root
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=10_000)
+    parser.add_argument("--keep", type=Path, help="Write the run and site here and keep them.")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="lab-bench-report-") as scratch:
+        base = args.keep or Path(scratch)
+        t = time.perf_counter()
+        run = write_run(base / "run", args.trials)
+        print(f"wrote {args.trials} synthetic records in {time.perf_counter() - t:.1f} s")
+        out = subprocess.run(
+            [sys.executable, "-c", BUILD, str(run), str(base / "site")],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        seconds, peak_mb, pages = out.stdout.split()
+        print(f"site: {pages} pages in {seconds} s, peak memory {peak_mb} MB (target < 10 s, < 1024 MB)")
+
+
+if __name__ == "__main__":
+    main()
