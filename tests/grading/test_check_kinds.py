@@ -100,7 +100,10 @@ def test_absent(make_task, graded):
 def test_diff_range(make_task, graded):
     allow = ["calc.py:2-2", "NEWS.md"]
     task = make_task(checks=[{"kind": "diff-range", "allow": allow}])
-    assert _one(graded(task, lambda w: (_fix(w), (w / "NEWS.md").write_text("x\n")))).status == "passed"
+    assert (
+        _one(graded(task, lambda w: (_fix(w), (w / "NEWS.md").write_text("x\n")))).status
+        == "passed"
+    )
 
     def outside(work: Path) -> None:
         _fix(work)
@@ -139,7 +142,9 @@ def test_tests_preserved(make_task, graded):
     assert "tests/test_calc.py deleted" in gone.reason
 
 
-NEW_TEST = "from calc import add\n\n\ndef test_add_negative_regression():\n    assert add(-1, 1) == 0\n"
+NEW_TEST = (
+    "from calc import add\n\n\ndef test_add_negative_regression():\n    assert add(-1, 1) == 0\n"
+)
 USELESS_TEST = "from calc import add\n\n\ndef test_add_zero():\n    assert add(0, 0) == 0\n"
 
 

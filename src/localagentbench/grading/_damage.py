@@ -60,7 +60,7 @@ def damage(workspace: Path, pristine: Path | None, deleted: list[str]) -> list[s
     if pristine is None:
         return found
     after = regular_files(workspace)
-    for rel, path in regular_files(pristine).items():
+    for rel, path in sorted(regular_files(pristine).items()):
         kind = _PARSERS.get(Path(rel).suffix.lower())
         if kind is None or rel not in after:
             continue
