@@ -20,6 +20,7 @@ AGENTS: dict[str, str] = {
     "claude-code": "localagentbench.agents._claude_code:make_claude_code",
     "codex": "localagentbench.agents._codex:make_codex",
     "qwen-code": "localagentbench.agents._qwen_code:make_qwen_code",
+    "gemini": "localagentbench.agents._gemini:make_gemini",
 }
 """Short name -> "module:factory"; a factory takes the configuration's settings mapping."""
 
