@@ -22,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from localagentbench.grading import CheckResult, CommandsResult
 from localagentbench.records import (
     ConfigurationInfo,
     RunDir,
@@ -31,7 +32,6 @@ from localagentbench.records import (
     TrialRecord,
     summarise,
 )
-from localagentbench.grading import CheckResult, CommandsResult
 
 BUILD = """
 import resource, sys, time
@@ -53,7 +53,7 @@ PATCH = """diff --git a/pkg/mod_{i}.py b/pkg/mod_{i}.py
 -    return x - 1
 +    # fixed
 +    return x + 1
- 
+
  def g(y):
 """
 
@@ -185,7 +185,9 @@ def main() -> None:
             check=True,
         )
         seconds, peak_mb, pages = out.stdout.split()
-        print(f"site: {pages} pages in {seconds} s, peak memory {peak_mb} MB (target < 10 s, < 1024 MB)")
+        print(
+            f"site: {pages} pages in {seconds} s, peak memory {peak_mb} MB (target < 10 s, < 1024 MB)"
+        )
 
 
 if __name__ == "__main__":
