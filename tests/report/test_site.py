@@ -228,3 +228,34 @@ def test_forked_workers_write_the_same_pages_as_one_process(hostile_run, tmp_pat
     assert pages == sorted(p.relative_to(forked) for p in (forked / "trials").rglob("*.html"))
     for page in pages:
         assert (serial / page).read_text() == (forked / page).read_text()
+
+
+def test_readme_results_section_is_regenerated_from_report_md(cli, site, hostile_run, tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text(
+        "# Top\n\n## Results\n\n<!-- results:start -->\nold\n<!-- results:end -->\n\nTail\n"
+    )
+    code, _, err = cli(
+        "report", str(hostile_run), "--out", str(tmp_path / "s"), "--readme", str(readme)
+    )
+    assert code == 0, err
+    text = readme.read_text()
+    assert text.startswith("# Top\n\n## Results\n\n<!-- results:start -->\n")
+    assert text.endswith("<!-- results:end -->\n\nTail\n")
+    assert "old" not in text
+    assert "### Leaderboard" in text
+    md = (site / "report.md").read_text()
+    for line in md.splitlines():
+        if line.startswith("| reference |") or line.startswith("| hostile |"):
+            assert line in text
+
+
+def test_readme_without_markers_is_a_one_line_error(cli, hostile_run, tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("# nothing here\n")
+    code, _, err = cli(
+        "report", str(hostile_run), "--out", str(tmp_path / "s"), "--readme", str(readme)
+    )
+    assert code == 2
+    assert "no results section" in err
+    assert readme.read_text() == "# nothing here\n"

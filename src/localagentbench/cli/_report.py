@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from localagentbench.cli._common import err_console
-from localagentbench.report import build_site, load_run, promote
+from localagentbench.report import build_site, load_run, promote, update_results
 
 leaderboard_app = typer.Typer(
     help=(
@@ -28,6 +28,12 @@ def report(
         Path | None,
         typer.Option("--out", help="Site folder (default RUN/site for one run, else ./site)."),
     ] = None,
+    readme: Annotated[
+        Path | None,
+        typer.Option(
+            "--readme", help="Also replace FILE's results section with this report's tables."
+        ),
+    ] = None,
 ) -> None:
     """Write report.md and an offline static site (index.html, a page per trial, assets/).
 
@@ -37,10 +43,14 @@ def report(
     Examples:
       localagentbench report runs/20261202-101500-ab12cd
       localagentbench report runs/A runs/B --out site
+      localagentbench report runs/A --readme README.md
     """
     loaded = [load_run(path) for path in runs]
     target = out if out is not None else (runs[0] / "site" if len(runs) == 1 else Path("site"))
     result = build_site(loaded, target)
+    if readme is not None:
+        source = ", ".join(f"run {run.summary.run_id}" for run in loaded)
+        update_results(readme, (result.out / "report.md").read_text(encoding="utf-8"), source)
     err_console().print(
         f"site: {result.out / 'index.html'} ({result.pages} pages); "
         f"report.md: {result.out / 'report.md'}",

@@ -6,12 +6,14 @@
 - ``markdown_report`` / ``markdown_for`` write ``report.md``; ``build_site``
   writes ``index.html``, a page per trial and ``assets/`` (no network, no JS).
 - ``promote`` and ``build_leaderboard`` keep a leaderboard folder of runs.
+- ``update_results`` regenerates a README's results section from ``report.md``.
 """
 
 from localagentbench.report._entries import Entry, Rate, leaderboard_entries
 from localagentbench.report._leaderboard import build_leaderboard, promote
 from localagentbench.report._load import ReportRun, load_run
 from localagentbench.report._markdown import leaderboard_rows, markdown_for, markdown_report
+from localagentbench.report._readme import results_section, update_results
 from localagentbench.report._site import SiteResult, build_site
 
 __all__ = [
@@ -27,4 +29,6 @@ __all__ = [
     "markdown_for",
     "markdown_report",
     "promote",
+    "results_section",
+    "update_results",
 ]
