@@ -11,15 +11,28 @@ from localagentbench.records._models import (
     TrialRecord,
 )
 from localagentbench.records._rundir import RunDir, new_run_id, utc_now
-from localagentbench.records._summary import CellSummary, ConfigSummary, Summary, summarise
+from localagentbench.records._summary import (
+    QUALITY_NOTE,
+    SUMMARY_VERSION,
+    CellSummary,
+    Composite,
+    ConfigSummary,
+    Rate,
+    Summary,
+    summarise,
+)
 
 __all__ = [
+    "QUALITY_NOTE",
     "RECORD_VERSION",
+    "SUMMARY_VERSION",
     "CellSummary",
+    "Composite",
     "ConfigSummary",
     "ConfigurationInfo",
     "Incident",
     "RunDir",
+    "Rate",
     "RunInfo",
     "Status",
     "Summary",

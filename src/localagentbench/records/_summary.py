@@ -1,22 +1,84 @@
-"""``summary.json``: per configuration and per configuration x task counts, rates and pass@k.
+"""``summary.json``: per configuration and per configuration x task figures with intervals.
 
 A pure function of the records: a configuration's numbers never depend on
 which other configurations are in the run. ``infra_error`` trials are counted
-apart and never as model failures.
+apart and never as model failures. The statistics come from
+``localagentbench.stats`` (see docs/METHODOLOGY.md, "Summary").
 """
 
 from __future__ import annotations
 
+import math
 import statistics
+import warnings
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
-from localagentbench.records._models import RECORD_VERSION, TrialRecord
-from localagentbench.stats import pass_at_k, wilson_interval
+from localagentbench.records._models import TrialRecord
+from localagentbench.stats import (
+    SingleClusterWarning,
+    clustered_se,
+    composite_parts,
+    pass_at_k,
+    pass_hat_k,
+    stability,
+    wilson_interval,
+)
 
-__all__ = ["CellSummary", "ConfigSummary", "Summary", "summarise"]
+__all__ = [
+    "QUALITY_NOTE",
+    "SUMMARY_VERSION",
+    "CellSummary",
+    "Composite",
+    "ConfigSummary",
+    "Rate",
+    "Summary",
+    "summarise",
+]
+
+SUMMARY_VERSION = 2
+"""2 added intervals, pass^k, compliance, rates, latency, stability and the composite."""
+
+Z95 = 1.96
+
+QUALITY_NOTE = (
+    "quality is absent: no judge has scored patches yet; the composite is computed over "
+    "correctness and compliance only, rescaled to 100 (composite.rescaled), and is not "
+    "comparable with a composite that includes quality"
+)
+
+
+class Rate(BaseModel):
+    """A count out of ``n`` with its rate and 95% Wilson interval."""
+
+    count: int
+    n: int
+    """Denominator: the trials this rate is among."""
+    rate: float | None
+    """count / n; None when n is 0."""
+    interval: tuple[float, float]
+    """Wilson 95% interval; (0, 1) when n is 0."""
+
+
+def _rate(count: int, n: int) -> Rate:
+    return Rate(count=count, n=n, rate=count / n if n else None, interval=wilson_interval(count, n))
+
+
+class Composite(BaseModel):
+    """The composite score (stats.composite_parts) with the parts it was built from."""
+
+    score: float
+    penalty: float
+    """Points lost to slowness and timeouts (0..10)."""
+    parts: list[str]
+    """Parts used, from correctness, compliance, quality."""
+    rescaled: bool
+    """True when a part (quality, until a judge exists) was missing and the rest scaled up."""
+    quality: float | None = None
+    """Always None until a judge scores patches: never invented."""
 
 
 class CellSummary(BaseModel):
@@ -33,6 +95,13 @@ class CellSummary(BaseModel):
     """k -> unbiased pass@k, for every k up to the cell's trials."""
     statuses: dict[str, int]
     infra_errors: int
+    pass_hat_k: dict[str, float] = Field(default_factory=dict)
+    """k -> pass^k (all k trials succeed), for every k up to the cell's trials."""
+    correctness_mean: float | None = None
+    """Mean held-out pass fraction over the cell's scored trials."""
+    claimed_done: int = 0
+    false_success: int = 0
+    median_wall_s: float | None = None
 
 
 class ConfigSummary(BaseModel):
@@ -60,10 +129,41 @@ class ConfigSummary(BaseModel):
     median_wall_s: float | None
     tokens_input: int | None
     tokens_output: int | None
+    pass_hat_k: dict[str, float] = Field(default_factory=dict)
+    """k -> mean over tasks of pass^k, same k as pass_at_k."""
+    correctness_interval: tuple[float, float] | None = None
+    """Mean correctness -/+ 1.96 task-clustered standard errors (repeats of a task are
+    correlated), clipped to [0, 1]; None with fewer than two trials."""
+    correctness_se: float | None = None
+    compliance: float | None = None
+    """Mean share of compliance checks passed, over trials that have any; None when none do."""
+    compliance_trials: int = 0
+    false_success_among_claimed: Rate | None = None
+    """False successes among trials whose final answer claimed completion."""
+    false_success_among_all: Rate | None = None
+    """False successes as a share of all scored trials."""
+    overfit_rate: Rate | None = None
+    damage_rate: Rate | None = None
+    cap_hit_rate: Rate | None = None
+    loop_rate: Rate | None = None
+    timeout_rate: Rate | None = None
+    timeout_fraction: float | None = None
+    requests_total: int | None = None
+    requests_mean: float | None = None
+    latency_p50_s: float | None = None
+    """Median over trials of the gateway's per-trial median request latency."""
+    latency_p90_s: float | None = None
+    """Median over trials of the gateway's per-trial 90th percentile latency."""
+    stability: float | None = None
+    """Mean over tasks of the population sd of per-repeat success (0 = repeatable); None
+    when no task has two repeats."""
+    composite: Composite | None = None
 
 
 class Summary(BaseModel):
-    version: int = RECORD_VERSION
+    """``summary.json``."""
+
+    version: int = SUMMARY_VERSION
     run_id: str
     generated_at: str
     trials: int
@@ -71,16 +171,151 @@ class Summary(BaseModel):
     infra_errors: int
     configurations: dict[str, ConfigSummary]
     cells: list[CellSummary] = Field(default_factory=list)
+    quality: str | None = QUALITY_NOTE
+    """Why quality is missing from the composite (None once a judge has scored)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: Any) -> Any:
+        """Version 1 had no intervals, rates or composite: those load as absent (None)."""
+        if isinstance(data, dict) and data.get("version", 1) > SUMMARY_VERSION:
+            raise ValueError(
+                f"summary version {data['version']} is newer than this harness reads "
+                f"({SUMMARY_VERSION}); upgrade localagentbench"
+            )
+        return data
 
 
-def _passk(n: int, c: int, up_to: int) -> dict[str, float]:
-    return {str(k): pass_at_k(n, c, k) for k in range(1, up_to + 1)}
+def _finite(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def _by_k(
+    per_task: list[tuple[int, int]], up_to: int, estimator: Callable[[int, int, int], float]
+) -> dict[str, float]:
+    return {
+        str(k): statistics.fmean(estimator(n, c, k) for n, c in per_task)
+        for k in range(1, up_to + 1)
+    }
 
 
 def _tokens(records: list[TrialRecord], side: str) -> int | None:
-    values = [getattr(r.tokens, side) for r in records]
-    known = [v for v in values if v is not None]
+    known = [v for r in records if (v := getattr(r.tokens, side)) is not None]
     return sum(known) if known else None
+
+
+def _median(values: Iterable[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return statistics.median(known) if known else None
+
+
+def _correctness_interval(scored: list[TrialRecord]) -> tuple[float | None, tuple[float, float] | None]:  # fmt: skip
+    if len(scored) < 2:
+        return None, None
+    values = [r.correctness for r in scored]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingleClusterWarning)  # one task: i.i.d. fallback
+        se = _finite(clustered_se(values, [r.task_id for r in scored]))
+    if se is None:
+        return None, None
+    mean = statistics.fmean(values)
+    return se, (max(0.0, mean - Z95 * se), min(1.0, mean + Z95 * se))
+
+
+def _compliance(scored: list[TrialRecord]) -> tuple[float | None, int]:
+    shares = []
+    for r in scored:
+        checks = [c for c in r.checks if c.compliance]
+        if checks:
+            shares.append(sum(c.passed for c in checks) / len(checks))
+    return (statistics.fmean(shares) if shares else None), len(shares)
+
+
+def _cell(config_id: str, task_all: list[TrialRecord]) -> CellSummary:
+    scored = [r for r in task_all if r.status != "infra_error"]
+    n, c = len(scored), sum(r.success for r in scored)
+    return CellSummary(
+        config_id=config_id,
+        task_id=task_all[0].task_id,
+        task_version=task_all[0].task_version,
+        trials=n,
+        successes=c,
+        success_rate=c / n if n else None,
+        pass_at_k=_by_k([(n, c)], n, pass_at_k) if n else {},
+        pass_hat_k=_by_k([(n, c)], n, pass_hat_k) if n else {},
+        statuses=dict(Counter(r.status for r in task_all)),
+        infra_errors=len(task_all) - n,
+        correctness_mean=statistics.fmean(r.correctness for r in scored) if scored else None,
+        claimed_done=sum(r.claimed_done for r in scored),
+        false_success=sum(r.false_success for r in scored),
+        median_wall_s=_median(r.wall_s for r in scored),
+    )
+
+
+def _config(config_id: str, all_trials: list[TrialRecord]) -> ConfigSummary:
+    scored = [r for r in all_trials if r.status != "infra_error"]
+    by_task: dict[str, list[TrialRecord]] = defaultdict(list)
+    for r in scored:
+        by_task[r.task_id].append(r)
+    per_task = [(len(rs), sum(r.success for r in rs)) for rs in by_task.values()]
+    k_max = min((n for n, _ in per_task), default=0)
+    n = len(scored)
+    successes = sum(r.success for r in scored)
+    claimed = [r for r in scored if r.claimed_done]
+    timeouts = sum(r.status == "timeout" for r in scored)
+    correctness = statistics.fmean(r.correctness for r in scored) if scored else None
+    se, interval = _correctness_interval(scored)
+    compliance, compliance_trials = _compliance(scored)
+    median_wall = _median(r.wall_s for r in scored)
+    requests = [r.requests for r in scored if r.requests is not None]
+    gateway = [r.gateway for r in scored if r.gateway is not None]
+    composite = None
+    if correctness is not None and median_wall is not None:
+        parts = composite_parts(correctness, compliance, None, median_wall, timeouts / n)
+        composite = Composite(score=parts.score, penalty=parts.penalty, parts=list(parts.parts),
+                              rescaled=parts.rescaled)  # fmt: skip
+    stable = _finite(stability({t: [float(r.success) for r in rs] for t, rs in by_task.items()}))
+    first = all_trials[0]
+    return ConfigSummary(
+        config_id=config_id,
+        agent=first.agent,
+        model=first.model,
+        trials=n,
+        tasks=len(by_task),
+        successes=successes,
+        success_rate=successes / n if n else None,
+        success_interval=wilson_interval(successes, n),
+        pass_at_k=_by_k(per_task, k_max, pass_at_k),
+        pass_hat_k=_by_k(per_task, k_max, pass_hat_k),
+        statuses=dict(Counter(r.status for r in all_trials)),
+        infra_errors=len(all_trials) - n,
+        overfit=sum(r.overfit for r in scored),
+        claimed_done=len(claimed),
+        false_success=sum(r.false_success for r in scored),
+        damaged=sum(bool(r.damage) for r in scored),
+        correctness_mean=correctness,
+        correctness_se=se,
+        correctness_interval=interval,
+        compliance=compliance,
+        compliance_trials=compliance_trials,
+        median_wall_s=median_wall,
+        tokens_input=_tokens(scored, "input"),
+        tokens_output=_tokens(scored, "output"),
+        false_success_among_claimed=_rate(sum(r.false_success for r in claimed), len(claimed)),
+        false_success_among_all=_rate(sum(r.false_success for r in scored), n),
+        overfit_rate=_rate(sum(r.overfit for r in scored), n),
+        damage_rate=_rate(sum(bool(r.damage) for r in scored), n),
+        cap_hit_rate=_rate(sum(r.status == "cap_hit" for r in scored), n),
+        loop_rate=_rate(sum(r.loop_detected for r in scored), n),
+        timeout_rate=_rate(timeouts, n),
+        timeout_fraction=timeouts / n if n else None,
+        requests_total=sum(requests) if requests else None,
+        requests_mean=statistics.fmean(requests) if requests else None,
+        latency_p50_s=_median(g.latency_p50_s for g in gateway),
+        latency_p90_s=_median(g.latency_p90_s for g in gateway),
+        stability=stable,
+        composite=composite,
+    )
 
 
 def summarise(run_id: str, records: Iterable[TrialRecord], generated_at: str) -> Summary:
@@ -93,58 +328,11 @@ def summarise(run_id: str, records: Iterable[TrialRecord], generated_at: str) ->
     cells: list[CellSummary] = []
     for config_id in sorted(by_config):
         all_trials = by_config[config_id]
-        scored = [r for r in all_trials if r.status != "infra_error"]
+        configs[config_id] = _config(config_id, all_trials)
         by_task: dict[str, list[TrialRecord]] = defaultdict(list)
         for r in all_trials:
             by_task[r.task_id].append(r)
-        task_passk: list[dict[str, float]] = []
-        for task_id in sorted(by_task):
-            task_all = by_task[task_id]
-            task_scored = [r for r in task_all if r.status != "infra_error"]
-            n, c = len(task_scored), sum(r.success for r in task_scored)
-            cell_passk = _passk(n, c, n)
-            if n:
-                task_passk.append(cell_passk)
-            cells.append(
-                CellSummary(
-                    config_id=config_id,
-                    task_id=task_id,
-                    task_version=task_all[0].task_version,
-                    trials=n,
-                    successes=c,
-                    success_rate=c / n if n else None,
-                    pass_at_k=cell_passk,
-                    statuses=dict(Counter(r.status for r in task_all)),
-                    infra_errors=len(task_all) - n,
-                )
-            )
-        k_max = min((len(p) for p in task_passk), default=0)
-        pass_k = {
-            str(k): statistics.fmean(p[str(k)] for p in task_passk) for k in range(1, k_max + 1)
-        }
-        successes = sum(r.success for r in scored)
-        first = all_trials[0]
-        configs[config_id] = ConfigSummary(
-            config_id=config_id,
-            agent=first.agent,
-            model=first.model,
-            trials=len(scored),
-            tasks=len(task_passk),
-            successes=successes,
-            success_rate=successes / len(scored) if scored else None,
-            success_interval=wilson_interval(successes, len(scored)),
-            pass_at_k=pass_k,
-            statuses=dict(Counter(r.status for r in all_trials)),
-            infra_errors=len(all_trials) - len(scored),
-            overfit=sum(r.overfit for r in scored),
-            claimed_done=sum(r.claimed_done for r in scored),
-            false_success=sum(r.false_success for r in scored),
-            damaged=sum(bool(r.damage) for r in scored),
-            correctness_mean=statistics.fmean(r.correctness for r in scored) if scored else None,
-            median_wall_s=statistics.median(r.wall_s for r in scored) if scored else None,
-            tokens_input=_tokens(scored, "input"),
-            tokens_output=_tokens(scored, "output"),
-        )
+        cells += [_cell(config_id, by_task[t]) for t in sorted(by_task)]
     return Summary(
         run_id=run_id,
         generated_at=generated_at,
