@@ -1,0 +1,3 @@
+from numint.rules import integrate, simpson, trapezoid
+
+__all__ = ["integrate", "simpson", "trapezoid"]
