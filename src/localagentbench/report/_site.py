@@ -32,7 +32,7 @@ from localagentbench.report._load import ReportRun, label_entries
 from localagentbench.report._markdown import markdown_for
 from localagentbench.report._matrix import matrix_rows, trial_href
 from localagentbench.report._svg import Bar, Point, interval_chart, scatter, spread_chart
-from localagentbench.report._trialpage import trial_page
+from localagentbench.report._trialpage import TEXT_CAP, trial_page
 from localagentbench.tasks import load_suite
 
 __all__ = ["SiteResult", "build_site", "render_index", "template_env", "write_assets"]
@@ -181,7 +181,7 @@ def _render_range(
     for i in part:
         record = run.records[i]
         page = trial_page(record, run.trial_dir(record), prompts.get(record.task_id))
-        html = template.render(root="../../", run=run, page=page, r=record)
+        html = template.render(root="../../", run=run, page=page, r=record, cap=TEXT_CAP)
         (out / trial_href(run, record)).write_text(html, encoding="utf-8")
 
 

@@ -33,10 +33,8 @@ class TextFile:
     text: str
     size: int
     markup: Markup | None = None
-
-    @property
-    def truncated(self) -> bool:
-        return self.size > len(self.text.encode("utf-8", "replace"))
+    truncated: bool = False
+    """Only the first ``TEXT_CAP`` bytes are shown."""
 
 
 @dataclass
@@ -78,7 +76,7 @@ class TrialPage:
 
 def _text(path: Path | None, name: str) -> TextFile:
     text, size = read_capped(path, TEXT_CAP)
-    return TextFile(name=name, text=text, size=size)
+    return TextFile(name=name, text=text, size=size, truncated=size > TEXT_CAP)
 
 
 def _float(value: Any) -> float | None:

@@ -1,0 +1,70 @@
+"""A trial page's parts read from the trial folder: capped, escaped, symlinks never followed."""
+
+from __future__ import annotations
+
+import json
+
+from localagentbench.records import RunDir
+from localagentbench.report._site import template_env
+from localagentbench.report._trialpage import GATEWAY_ROWS, TEXT_CAP, trial_page
+
+
+def _record(hostile_run):
+    return RunDir(hostile_run).records()[0]
+
+
+def test_gateway_requests_and_trajectory_steps_are_shown(hostile_run, tmp_path):
+    folder = tmp_path / "trial"
+    folder.mkdir()
+    lines = [
+        {"seq": 1, "at": "t", "front": "openai", "path": "/v1/chat/completions", "status": 200,
+         "latency_s": 1.25, "ttft_s": 0.5, "usage": {"input": 900, "output": 80, "source": "backend"},
+         "error": None, "request": {"messages": []}},
+        {"seq": 2, "front": "openai", "path": "/v1/<b>", "status": 429, "error": "<i>slow down</i>"},
+    ]  # fmt: skip
+    (folder / "gateway.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\nnot json\n")
+    (folder / "trajectory.json").write_text(
+        json.dumps({"steps": [{"role": "assistant", "content": "<script>x</script>"}, "ls -la"]})
+    )
+    page = trial_page(_record(hostile_run), folder, prompt="Fix <it>")
+    assert [g.seq for g in page.gateway] == [1, 2]
+    assert page.gateway[0].latency_s == 1.25
+    assert page.gateway[0].input_tokens == 900
+    assert [s.text for s in page.steps] == ["<script>x</script>", "ls -la"]
+    html = (
+        template_env()
+        .get_template("trial.html")
+        .render(root="../../", run=None, page=page, r=page.record)
+    )
+    assert "&lt;script&gt;x&lt;/script&gt;" in html
+    assert "&lt;i&gt;slow down&lt;/i&gt;" in html
+    assert "/v1/&lt;b&gt;" in html
+    assert "<i>" not in html
+    assert "Fix &lt;it&gt;" in html
+
+
+def test_a_planted_symlink_is_not_followed(hostile_run, tmp_path):
+    """An agent that swaps agent.stdout for a link to a host file must not publish that file."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("host secret")
+    folder = tmp_path / "trial"
+    folder.mkdir()
+    (folder / "agent.stdout").symlink_to(secret)
+    (folder / "patch.diff").symlink_to(secret)
+    page = trial_page(_record(hostile_run), folder, prompt=None)
+    assert page.stdout.text == ""
+    assert page.patch.text == ""
+
+
+def test_huge_files_are_capped_and_say_so(hostile_run, tmp_path):
+    folder = tmp_path / "trial"
+    folder.mkdir()
+    (folder / "agent.stderr").write_bytes(b"\xff" * (TEXT_CAP * 3))
+    (folder / "gateway.jsonl").write_text(
+        "".join(json.dumps({"seq": i, "status": 200}) + "\n" for i in range(GATEWAY_ROWS + 7))
+    )
+    page = trial_page(_record(hostile_run), folder, prompt=None)
+    assert page.stderr.truncated
+    assert page.stderr.size == TEXT_CAP * 3
+    assert len(page.gateway) == GATEWAY_ROWS
+    assert page.gateway_omitted == 7
