@@ -1,14 +1,25 @@
 """Stage 4: agent adapters behind one Protocol."""
 
+from localagentbench.agents._cli import CliAgent, CliInfo, CliSettings
 from localagentbench.agents._protocol import Agent, AgentContext, AgentOutcome, BaseAgent, last_line
-from localagentbench.agents._registry import AGENTS, make_agent
+from localagentbench.agents._registry import AGENTS, AgentStatus, agent_statuses, make_agent
+from localagentbench.agents._trajectory import AgentTokens, Step, ToolCall, Trajectory
 
 __all__ = [
     "AGENTS",
     "Agent",
     "AgentContext",
     "AgentOutcome",
+    "AgentStatus",
+    "AgentTokens",
     "BaseAgent",
+    "CliAgent",
+    "CliInfo",
+    "CliSettings",
+    "Step",
+    "ToolCall",
+    "Trajectory",
+    "agent_statuses",
     "last_line",
     "make_agent",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from localagentbench import __version__
+from localagentbench.cli._agents import agents
 from localagentbench.cli._doctor import doctor, gateway
 from localagentbench.cli._report import leaderboard_app, report
 from localagentbench.cli._run import run
@@ -35,6 +36,7 @@ def _root(
     """Local-first evaluation harness for terminal coding agents."""
 
 
+app.command("agents")(agents)
 app.command("check")(check)
 app.command("list-tasks")(list_tasks)
 app.command("verify")(verify)
