@@ -23,6 +23,7 @@ AGENTS: dict[str, str] = {
     "codex": "localagentbench.agents._codex:make_codex",
     "qwen-code": "localagentbench.agents._qwen_code:make_qwen_code",
     "gemini": "localagentbench.agents._gemini:make_gemini",
+    "crush": "localagentbench.agents._crush:make_crush",
 }
 """Short name -> "module:factory"; a factory takes the configuration's settings mapping."""
 
