@@ -2,11 +2,11 @@
 
 An entry is one configuration of one run. Its numbers come from that
 configuration's summary and records alone, so merging runs or promoting a
-run to a leaderboard never changes another configuration's figures. Fields a
-summary already carries are taken from it; the rest (pass^k, composite,
-false-success intervals, stability, requests, cost) are computed here from
-the records with ``localagentbench.stats``, and stay ``None`` when neither is
-available (a leaderboard snapshot of an older summary).
+run to a leaderboard never changes another configuration's figures. A
+version-2 summary carries nearly everything; what a version-1 summary lacks
+(pass^k, compliance, false-success intervals, stability, requests) is
+computed here from the records with ``localagentbench.stats``. The
+composite's per-part points and any cost are always computed here.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import math
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from pydantic import BaseModel, Field
 
 from localagentbench.records import ConfigSummary, Summary, TrialRecord
+from localagentbench.records import Rate as SummaryRate
 from localagentbench.stats import composite_parts, pass_hat_k, stability, wilson_interval
 
 __all__ = ["Entry", "Rate", "leaderboard_entries", "scored", "task_spreads"]
@@ -65,6 +65,8 @@ class Entry(BaseModel):
     """correctness, compliance and quality points and the time penalty."""
     composite_rescaled: bool = False
     correctness_mean: float | None = None
+    correctness_interval: tuple[float, float] | None = None
+    """Task-clustered 95% interval of mean correctness (from the summary; v2 on)."""
     compliance_mean: float | None = None
     claimed_done: int = 0
     false_success: int = 0
@@ -80,6 +82,8 @@ class Entry(BaseModel):
     tokens_output: int | None = None
     requests: int | None = None
     median_wall_s: float | None = None
+    latency_p50_s: float | None = None
+    """Median over trials of the gateway's per-trial median request latency."""
     cost_usd: float | None = None
     stability: float | None = None
     """Mean over tasks of the sd of per-repeat success (0 = repeatable); None below 2 repeats."""
@@ -140,17 +144,23 @@ def _cost(records: Sequence[TrialRecord]) -> float | None:
     return sum(known) if known else None
 
 
-def _summary_field(config: ConfigSummary, name: str) -> Any:
-    """A field a newer summary may carry; None for older summaries."""
-    return getattr(config, name, None)
+def _from_rate(rate: SummaryRate | None) -> Rate | None:
+    if rate is None:
+        return None
+    return Rate(count=rate.count, n=rate.n, low=rate.interval[0], high=rate.interval[1])
 
 
 def _entry(
-    run_id: str, config: ConfigSummary, records: Sequence[TrialRecord], version: str | None
+    run_id: str,
+    config: ConfigSummary,
+    records: Sequence[TrialRecord],
+    version: str | None,
+    summary_version: int,
 ) -> Entry:
+    """An entry from the summary; what a version-1 summary lacks, from the records."""
     counted = scored(records)
     n = config.trials
-    timeouts = config.statuses.get("timeout", 0)
+    v2 = summary_version >= 2
     entry = Entry(
         run_id=run_id,
         config_id=config.config_id,
@@ -169,64 +179,58 @@ def _entry(
         ),
         pass_at_k=dict(config.pass_at_k),
         correctness_mean=config.correctness_mean,
+        correctness_interval=config.correctness_interval,
         claimed_done=config.claimed_done,
         false_success=config.false_success,
-        false_success_claimed=_rate(config.false_success, config.claimed_done),
-        false_success_all=_rate(config.false_success, n),
         overfit=config.overfit,
         damaged=config.damaged,
         infra_errors=config.infra_errors,
-        timeouts=timeouts,
+        timeouts=config.statuses.get("timeout", 0),
         tokens_input=config.tokens_input,
         tokens_output=config.tokens_output,
         median_wall_s=config.median_wall_s,
+        latency_p50_s=config.latency_p50_s,
+        cost_usd=_cost(counted),
     )
-    summary_hat = _summary_field(config, "pass_hat_k")
-    if isinstance(summary_hat, dict):
-        entry.pass_hat_k = {str(k): float(v) for k, v in summary_hat.items()}
-    elif counted:
-        entry.pass_hat_k = _pass_hat(counted)
-    if counted:
+    if v2:
+        entry.pass_hat_k = dict(config.pass_hat_k)
+        entry.compliance_mean = config.compliance
+        entry.false_success_claimed = _from_rate(config.false_success_among_claimed)
+        entry.false_success_all = _from_rate(config.false_success_among_all)
+        entry.requests = config.requests_total
+        entry.stability = config.stability
+    else:
+        entry.pass_hat_k = _pass_hat(counted) if counted else {}
         entry.compliance_mean = _compliance(counted)
+        entry.false_success_claimed = _rate(config.false_success, config.claimed_done)
+        entry.false_success_all = _rate(config.false_success, n)
         known_requests = [r.requests for r in counted if r.requests is not None]
         entry.requests = sum(known_requests) if known_requests else None
-        entry.cost_usd = _cost(counted)
         spread = stability({t: [float(r.success) for r in g] for t, g in _by_task(counted).items()})
         entry.stability = None if math.isnan(spread) else spread
-    cost = _summary_field(config, "cost_usd")
-    if isinstance(cost, int | float):
-        entry.cost_usd = float(cost)
-    _add_composite(entry, config)
+    _add_composite(entry, config.composite.score if config.composite is not None else None)
     return entry
 
 
-def _add_composite(entry: Entry, config: ConfigSummary) -> None:
-    """The summary's composite when it has one, else ``stats.composite_parts`` here."""
-    score = _summary_field(config, "composite")
-    if isinstance(score, int | float):
-        entry.composite = float(score)
-        parts = _summary_field(config, "composite_parts")
-        if isinstance(parts, dict):
-            entry.composite_parts = {str(k): v for k, v in parts.items()}
-        elif parts is not None and hasattr(parts, "model_dump"):
-            entry.composite_parts = dict(parts.model_dump())
-        return
+def _add_composite(entry: Entry, score: float | None) -> None:
+    """The composite's parts from ``stats.composite_parts`` on the entry's inputs (the same
+    call the summary makes); the summary's score wins where it has one."""
     if entry.correctness_mean is None or entry.median_wall_s is None or not entry.trials:
         return
-    parts_ = composite_parts(
+    parts = composite_parts(
         entry.correctness_mean,
         entry.compliance_mean,
         None,
         entry.median_wall_s,
         entry.timeouts / entry.trials,
     )
-    entry.composite = parts_.score
-    entry.composite_rescaled = parts_.rescaled
+    entry.composite = parts.score if score is None else score
+    entry.composite_rescaled = parts.rescaled
     entry.composite_parts = {
-        "correctness": parts_.correctness_points,
-        "compliance": parts_.compliance_points,
-        "quality": parts_.quality_points,
-        "penalty": parts_.penalty,
+        "correctness": parts.correctness_points,
+        "compliance": parts.compliance_points,
+        "quality": parts.quality_points,
+        "penalty": -parts.penalty if parts.penalty else 0.0,
     }
 
 
@@ -240,7 +244,13 @@ def leaderboard_entries(
     for r in records:
         by_config[r.config_id].append(r)
     entries = [
-        _entry(summary.run_id, c, by_config.get(c.config_id, []), (versions or {}).get(c.config_id))
+        _entry(
+            summary.run_id,
+            c,
+            by_config.get(c.config_id, []),
+            (versions or {}).get(c.config_id),
+            summary.version,
+        )
         for c in summary.configurations.values()
     ]
     return sort_entries(entries)

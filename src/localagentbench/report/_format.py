@@ -40,6 +40,14 @@ def usd(value: float | None) -> str:
     return "n/a" if value is None else f"${value:.2f}"
 
 
+def _interval(value: float | None, interval: tuple[float, float] | None) -> str:
+    if value is None:
+        return "n/a"
+    if interval is None:
+        return pct(value)
+    return f"{pct(value)} [{pct(interval[0])}, {pct(interval[1])}]"
+
+
 def _k(table: dict[str, float]) -> tuple[str, str]:
     k_max = max((int(k) for k in table), default=0)
     return (str(k_max), pct(table[str(k_max)])) if k_max else ("k", "n/a")
@@ -64,6 +72,7 @@ def entry_row(e: Entry) -> dict[str, str]:
         "pass@k": f"pass@{k} {at_k}",
         "pass^k": f"pass^{hat_k} {hat}",
         "composite": num(e.composite) + (" (rescaled)" if e.composite_rescaled else ""),
+        "correctness": _interval(e.correctness_mean, e.correctness_interval),
         "false success": false_success,
         "false success of all": rate(e.false_success_all),
         "overfit": str(e.overfit),
@@ -73,5 +82,6 @@ def entry_row(e: Entry) -> dict[str, str]:
         "tokens": tokens(e.tokens),
         "requests": "n/a" if e.requests is None else str(e.requests),
         "median s": seconds(e.median_wall_s),
+        "latency p50 s": num(e.latency_p50_s, 2),
         "cost": usd(e.cost_usd),
     }

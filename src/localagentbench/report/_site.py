@@ -106,7 +106,7 @@ def _plots(entries: Sequence[Entry], runs: Sequence[ReportRun]) -> dict[str, Any
             "Composite score vs median time",
             "median seconds",
             "composite",
-            x_fmt=lambda v: f"{v:.0f}",
+            x_fmt=lambda v: f"{v:g}",
             y_fmt=lambda v: f"{v:.0f}",
             y_max=100.0,
         ),
@@ -124,7 +124,7 @@ def _plots(entries: Sequence[Entry], runs: Sequence[ReportRun]) -> dict[str, Any
 
 
 def tokens_axis(v: float) -> str:
-    return tokens(round(v))
+    return f"{v:g}" if v < 10 else tokens(round(v))
 
 
 def _mini_bar(e: Entry) -> tuple[float, float, float] | None:
@@ -157,6 +157,7 @@ def render_index(
         trials=sum(r.summary.trials for r in runs),
         infra=sum(r.summary.infra_errors for r in runs),
         incidents=[(run, i) for run in runs for i in run.incidents],
+        quality_note=next((r.summary.quality for r in runs if r.summary.quality), None),
     )
 
 

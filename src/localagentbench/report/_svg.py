@@ -144,11 +144,16 @@ def scatter(
         f'<text x="12" y="{(top + bottom) / 2}" text-anchor="middle" '
         f'transform="rotate(-90 12 {(top + bottom) / 2})">{escape(y_label)}</text>'
     )
+    placed: list[tuple[float, float]] = []
     for i, p in enumerate(points):
         tip = escape(f"{p.label}: {x_label} {x_fmt(p.x)}, {y_label} {y_fmt(p.y)} {p.note}".strip())
+        lx, ly = px(p.x) + 7, py(p.y) - 6
+        while any(abs(lx - x) < 60 and abs(ly - y) < 11 for x, y in placed):
+            ly += 12  # labels of points at the same place stack instead of overprinting
+        placed.append((lx, ly))
         body.append(
             f'<g><title>{tip}</title><circle cx="{px(p.x):.1f}" cy="{py(p.y):.1f}" r="5" '
-            f'fill="{colour(i)}"/><text x="{px(p.x) + 7:.1f}" y="{py(p.y) - 6:.1f}">'
+            f'fill="{colour(i)}"/><text x="{lx:.1f}" y="{ly:.1f}">'
             f"{escape(_short(p.label, 24))}</text></g>"
         )
     return _svg(height, body, title)
