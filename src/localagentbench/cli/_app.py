@@ -6,9 +6,12 @@ import typer
 
 from localagentbench import __version__
 from localagentbench.cli._agents import agents
+from localagentbench.cli._compare import compare
 from localagentbench.cli._doctor import doctor, gateway
+from localagentbench.cli._regrade import regrade
 from localagentbench.cli._report import leaderboard_app, report
 from localagentbench.cli._run import run
+from localagentbench.cli._tables import tables
 from localagentbench.cli._tasks import check, list_tasks, verify
 
 app = typer.Typer(
@@ -45,3 +48,6 @@ app.command("doctor")(doctor)
 app.command("gateway")(gateway)
 app.command("report")(report)
 app.add_typer(leaderboard_app, name="leaderboard")
+app.command("tables")(tables)
+app.command("compare")(compare)
+app.command("regrade")(regrade)

@@ -1,0 +1,192 @@
+"""`tables`: the leaderboard and task x configuration tables, regenerated from stored records."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from localagentbench.errors import RunDirError
+from localagentbench.records import (
+    CellSummary,
+    ConfigSummary,
+    Rate,
+    RunDir,
+    Summary,
+    TrialRecord,
+    summarise,
+    utc_now,
+)
+
+__all__ = ["leaderboard", "load_records", "tables"]
+
+
+class Format(StrEnum):
+    md = "md"
+    csv = "csv"
+    json = "json"
+
+
+def load_records(run: Path) -> tuple[str, list[TrialRecord]]:
+    """A run's id and its final records; one line naming the folder when it is not a run."""
+    run_dir = RunDir(run)
+    info = run_dir.read_info()
+    records = run_dir.records()
+    if not records:
+        raise RunDirError(f"{run}: no trial records in this run directory")
+    return info.run_id, records
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _interval(pair: tuple[float, float] | None) -> str:
+    return "" if pair is None else f" [{_pct(pair[0])}, {_pct(pair[1])}]"
+
+
+def _rate_text(rate: Rate | None) -> str:
+    return "n/a" if rate is None else f"{rate.count}/{rate.n}{_interval(rate.interval)}"
+
+
+def leaderboard(c: ConfigSummary) -> dict[str, Any]:
+    """One configuration's numbers as plain values (json and csv output)."""
+    k = max((int(k) for k in c.pass_at_k), default=0)
+    return {
+        "configuration": c.config_id,
+        "agent": c.agent,
+        "model": c.model,
+        "trials": c.trials,
+        "tasks": c.tasks,
+        "successes": c.successes,
+        "success_rate": c.success_rate,
+        "success_low": c.success_interval[0],
+        "success_high": c.success_interval[1],
+        f"pass@{k}": c.pass_at_k.get(str(k)),
+        f"pass^{k}": c.pass_hat_k.get(str(k)),
+        "correctness": c.correctness_mean,
+        "correctness_low": c.correctness_interval[0] if c.correctness_interval else None,
+        "correctness_high": c.correctness_interval[1] if c.correctness_interval else None,
+        "compliance": c.compliance,
+        "false_success_claimed": c.false_success,
+        "claimed_done": c.claimed_done,
+        "false_success_rate_all": c.false_success_among_all.rate
+        if c.false_success_among_all
+        else None,  # fmt: skip
+        "overfit": c.overfit,
+        "damaged": c.damaged,
+        "timeout_fraction": c.timeout_fraction,
+        "infra_errors": c.infra_errors,
+        "median_wall_s": c.median_wall_s,
+        "tokens_input": c.tokens_input,
+        "tokens_output": c.tokens_output,
+        "stability": c.stability,
+        "composite": c.composite.score if c.composite else None,
+        "penalty": c.composite.penalty if c.composite else None,
+    }
+
+
+def _md_row(c: ConfigSummary) -> dict[str, str]:
+    k = max((int(k) for k in c.pass_at_k), default=0)
+    composite = "n/a" if c.composite is None else f"{c.composite.score:.1f} (-{c.composite.penalty:.1f})"  # fmt: skip
+    return {
+        "configuration": c.config_id,
+        "success": f"{_pct(c.success_rate)}{_interval(c.success_interval)}",
+        "solved": f"{c.successes}/{c.trials}",
+        f"pass@{k}": _pct(c.pass_at_k.get(str(k))),
+        f"pass^{k}": _pct(c.pass_hat_k.get(str(k))),
+        "correctness": f"{_pct(c.correctness_mean)}{_interval(c.correctness_interval)}",
+        "compliance": _pct(c.compliance),
+        "false success (claimed)": _rate_text(c.false_success_among_claimed),
+        "damage": str(c.damaged),
+        "infra errors": str(c.infra_errors),
+        "median s": "n/a" if c.median_wall_s is None else f"{c.median_wall_s:.1f}",
+        "composite*": composite,
+    }
+
+
+def _md_table(rows: list[dict[str, str]]) -> list[str]:
+    if not rows:
+        return ["(no trials)"]
+    headers = list(rows[0])
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(" --- " for _ in headers) + "|"]
+    return lines + ["| " + " | ".join(row.get(h, "") for h in headers) + " |" for row in rows]
+
+
+def _matrix(summary: Summary) -> list[dict[str, str]]:
+    configs = sorted(summary.configurations)
+    cells: dict[tuple[str, str], CellSummary] = {(c.task_id, c.config_id): c for c in summary.cells}
+    rows = []
+    for task in sorted({c.task_id for c in summary.cells}):
+        row = {"task": task}
+        for config in configs:
+            cell = cells.get((task, config))
+            row[config] = "-" if cell is None else f"{cell.successes}/{cell.trials}"
+        rows.append(row)
+    return rows
+
+
+def render(summary: Summary, fmt: Format) -> str:
+    """The tables in one format. Configurations sorted by id (never by rank: stable diffs)."""
+    configs = [summary.configurations[c] for c in sorted(summary.configurations)]
+    if fmt is Format.json:
+        return json.dumps({"configurations": [leaderboard(c) for c in configs],
+                           "cells": [json.loads(c.model_dump_json()) for c in summary.cells],
+                           "quality": summary.quality}, indent=2)  # fmt: skip
+    if fmt is Format.csv:
+        out = io.StringIO()
+        rows = [leaderboard(c) for c in configs]
+        if rows:
+            writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+        return out.getvalue().rstrip("\n")
+    lines = ["## Leaderboard (95% intervals)", "", *_md_table([_md_row(c) for c in configs]), ""]
+    if summary.quality:
+        lines += [f"*composite: {summary.quality}.", ""]
+    lines += ["## Tasks x configurations (successes / scored trials)", "",
+              *_md_table(_matrix(summary))]  # fmt: skip
+    return "\n".join(lines)
+
+
+def tables(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories.", show_default=False)],
+    agents: Annotated[
+        str | None,
+        typer.Option("--agents", help="Only these configurations (ids or agent names, a,b)."),
+    ] = None,
+    fmt: Annotated[Format, typer.Option("--format", help="md | csv | json.")] = Format.md,
+) -> None:
+    """Regenerate the tables from stored records, running nothing.
+
+    Every configuration's numbers come from its own records only, so a subset
+    (--agents) never changes the others. A configuration id seen in several runs
+    is shown as RUN_ID/ID.
+
+    Examples:
+      localagentbench tables runs/20261202-101500-ab12cd
+      localagentbench tables runs/a runs/b --agents opencode-qwen,aider-qwen --format csv
+    """
+    loaded = [load_records(run) for run in runs]
+    counts: dict[str, int] = {}
+    for _, records in loaded:
+        for config in {r.config_id for r in records}:
+            counts[config] = counts.get(config, 0) + 1
+    wanted = {a.strip() for a in agents.split(",") if a.strip()} if agents else None
+    selected: list[TrialRecord] = []
+    for run_id, records in loaded:
+        for r in records:
+            if wanted is not None and r.config_id not in wanted and r.agent not in wanted:
+                continue
+            if counts[r.config_id] > 1:
+                r = r.model_copy(update={"config_id": f"{run_id}/{r.config_id}"})
+            selected.append(r)
+    if not selected:
+        raise RunDirError(f"no configuration matches --agents {agents}")
+    summary = summarise(",".join(run_id for run_id, _ in loaded), selected, utc_now())
+    typer.echo(render(summary, fmt))

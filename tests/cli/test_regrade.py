@@ -1,0 +1,58 @@
+"""`regrade`: after a hidden test is fixed, exactly the affected verdicts change and are logged."""
+
+from __future__ import annotations
+
+import json
+
+from localagentbench.records import RunDir
+from localagentbench.runner import RunOptions, configuration_from_cli, execute
+
+BUGGY_HIDDEN = "from calc import add\n\n\ndef test_add_negative():\n    assert add(-2, 5) == 4\n"
+FIXED_HIDDEN = "from calc import add\n\n\ndef test_add_negative():\n    assert add(-2, 5) == 3\n"
+
+
+def test_regrade_changes_exactly_the_affected_verdicts(make_task, tmp_path, cli):
+    broken = make_task("calc-broken")
+    make_task("calc-fine")
+    hidden = broken / "heldout" / "tests" / "test_heldout_calc.py"
+    hidden.write_text(BUGGY_HIDDEN)
+    config = configuration_from_cli("mock", None, mock_behavior="solve")
+    run = tmp_path / "run"
+    execute(RunOptions(tasks_dir=tmp_path / "suite", configurations=[config], repeats=2, out=run))
+    run_dir = RunDir(run)
+    before = {r.trial_id: r for r in run_dir.records()}
+    assert {t: r.success for t, r in before.items()} == {
+        "calc-broken--mock-solve--r1": False, "calc-broken--mock-solve--r2": False,
+        "calc-fine--mock-solve--r1": True, "calc-fine--mock-solve--r2": True,
+    }  # fmt: skip
+    records_before = {t: run_dir.record_path(t).read_bytes() for t in before}
+
+    hidden.write_text(FIXED_HIDDEN)
+    code, out, err = cli("regrade", str(run))
+    assert code == 0, err
+    assert "regraded 4 trial(s): 2 verdict(s) changed" in out
+
+    incidents = [i for i in run_dir.incidents() if i.kind == "regrade"]
+    assert sorted(i.trial_id or "" for i in incidents) == [
+        "calc-broken--mock-solve--r1", "calc-broken--mock-solve--r2"]  # fmt: skip
+    assert all(i.data["changed"]["success"] == [False, True] for i in incidents)
+    for trial_id in before:
+        assert run_dir.record_path(trial_id).read_bytes() == records_before[trial_id]  # kept
+        [beside] = run_dir.trial(trial_id).glob("regrade-*.json")
+        data = json.loads(beside.read_text())
+        assert data["previous"]["success"] == before[trial_id].success
+        assert data["verdict"]["success"] is True
+        assert bool(data["changed"]) == trial_id.startswith("calc-broken")
+    [summary] = run.glob("summary.regrade-*.json")
+    assert json.loads(summary.read_text())["configurations"]["mock-solve"]["successes"] == 4
+
+
+def test_regrade_with_nothing_changed_logs_nothing(make_task, tmp_path, cli):
+    make_task()
+    config = configuration_from_cli("mock", None, mock_behavior="noop")
+    run = tmp_path / "run"
+    execute(RunOptions(tasks_dir=tmp_path / "suite", configurations=[config], out=run))
+    code, out, _ = cli("regrade", str(run))
+    assert code == 0
+    assert "0 verdict(s) changed" in out
+    assert [i for i in RunDir(run).incidents() if i.kind == "regrade"] == []
