@@ -287,3 +287,16 @@ def test_a_version_1_summary_gives_the_same_entries_from_the_records(hostile_run
         {**entry_row(e), "correctness": entry_row(e)["correctness"].split(" [")[0]}
         for e in new.entries
     ]
+
+
+def test_run_report_writes_report_md_and_the_site(cli, hostile_run, tmp_path):
+    """`run --report` on a run (here resumed: nothing left to run) writes both."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(hostile_run, run)
+    code, _, err = cli("run", "--resume", str(run), "--report")
+    assert code == 0, err
+    assert (run / "report.md").read_text() == (run / "site" / "report.md").read_text()
+    assert (run / "site" / "index.html").is_file()
+    assert len(list((run / "site" / "trials").rglob("*.html"))) == 4
