@@ -44,11 +44,6 @@ class TestReport:
         """Tests that ran (skipped ones excluded)."""
         return sum(1 for o in self.cases.values() if o != "skipped")
 
-    def merge(self, other: TestReport) -> None:
-        for name, outcome in other.cases.items():
-            if self.cases.get(name) != "failed":  # a failure anywhere wins
-                self.cases[name] = outcome
-
 
 def detect_runner(argv: list[str]) -> Runner | None:
     """Which runner a command starts, from its argv (``env VAR=x go test`` is seen through)."""
@@ -63,6 +58,13 @@ def detect_runner(argv: list[str]) -> Runner | None:
     return None
 
 
+def _go_test_index(argv: list[str]) -> int:
+    """Index of ``test`` in ``... go test ...``."""
+    return next(
+        i for i, a in enumerate(argv) if a == "test" and i and os.path.basename(argv[i - 1]) == "go"
+    )
+
+
 def _insert_after(argv: list[str], anchor: str, extra: list[str]) -> list[str]:
     i = argv.index(anchor) + 1
     return [*argv[:i], *extra, *argv[i:]]
@@ -73,7 +75,7 @@ def instrument(argv: list[str], runner: Runner, report: Path) -> list[str]:
     if runner == "pytest":
         return [*argv, f"--junitxml={report}", "-o", "junit_family=xunit1"]
     if runner == "go":
-        i = next(i for i, a in enumerate(argv) if a == "test" and i and argv[i - 1].endswith("go"))
+        i = _go_test_index(argv)
         return [*argv[: i + 1], "-json", *argv[i + 1 :]]
     return _insert_after(
         argv, "--test", ["--test-reporter=junit", f"--test-reporter-destination={report}"]
@@ -93,7 +95,7 @@ def select_tests(argv: list[str], runner: Runner, ids: Iterable[str]) -> list[st
         return [*kept, *names]
     alternation = "|".join(_regex_escape(n) for n in names)
     if runner == "go":
-        i = next(i for i, a in enumerate(argv) if a == "test" and i and argv[i - 1].endswith("go"))
+        i = _go_test_index(argv)
         return [*argv[: i + 1], "-run", f"^({alternation})$", *argv[i + 1 :]]
     return _insert_after(argv, "--test", [f"--test-name-pattern=^({alternation})$"])
 
