@@ -44,7 +44,7 @@ def colour_diff(text: str) -> Markup:
     out = []
     for line in text.splitlines():
         out.append(f'<span class="{_class(line)}">{escape(line)}</span>')
-    return Markup("\n".join(out))
+    return Markup("".join(out))  # each span is a block: a newline between would double-space
 
 
 def read_capped(path: Path | None, limit: int) -> tuple[str, int]:
