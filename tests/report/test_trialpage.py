@@ -68,3 +68,19 @@ def test_huge_files_are_capped_and_say_so(hostile_run, tmp_path):
     assert page.stderr.size == TEXT_CAP * 3
     assert len(page.gateway) == GATEWAY_ROWS
     assert page.gateway_omitted == 7
+
+
+def test_a_judge_verdict_in_the_record_is_shown_escaped(hostile_run, tmp_path):
+    record = _record(hostile_run).model_copy()
+    data = record.model_dump()
+    data["judge"] = {"quality": 4, "model": "judge-x", "reason": "<script>bad</script>"}
+    record = type(record).model_validate(data)
+    page = trial_page(record, None, prompt=None)
+    html = (
+        template_env()
+        .get_template("trial.html")
+        .render(root="../../", run=None, page=page, r=record, cap=TEXT_CAP)
+    )
+    assert "<h3>Judge</h3>" in html
+    assert "judge-x" in html
+    assert "<script>" not in html
