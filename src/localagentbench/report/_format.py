@@ -59,10 +59,10 @@ def entry_row(e: Entry) -> dict[str, str]:
     hat_k, hat = _k(e.pass_hat_k)
     if e.claimed_done:
         false_success = (
-            f"{e.false_success}/{e.claimed_done} claimed, {rate(e.false_success_claimed)}"
+            f"{e.false_success} of {e.claimed_done} claims, {rate(e.false_success_claimed)}"
         )
     else:
-        false_success = "0/0 claimed"
+        false_success = "no claims"
     return {
         "configuration": e.label or e.config_id,
         "agent": e.agent + (f" {e.agent_version}" if e.agent_version else ""),
