@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Annotated
 
@@ -12,27 +14,80 @@ import typer
 from rich.table import Table
 
 from localagentbench.cli._common import TaskOpt, TasksOpt, console, err_console, tasks_dir
+from localagentbench.cli._proof import default_sandbox, proof_problems, prove_fixture
 from localagentbench.records import TrialRecord
 from localagentbench.runner import RunOptions, SilentProgress, configuration_from_cli, execute
-from localagentbench.tasks import load_suite, load_tasks
+from localagentbench.tasks import (
+    Problem,
+    Task,
+    TaskCalibration,
+    calibrate,
+    load_suite,
+    load_tasks,
+    save_calibration,
+)
 
 
-def check(tasks: TasksOpt = None, task: TaskOpt = None) -> None:
-    """Validate task files: schema, unique ids, material present, hidden material outside the visible tree.
+def _prove(loaded: list[Task], concurrency: int) -> tuple[list[Problem], str]:
+    """Run every fixture's visible tests from a clean copy; problems and a one-line summary."""
+    sandbox = default_sandbox()
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        proofs = list(pool.map(lambda t: prove_fixture(t, sandbox), loaded))
+    problems = [
+        p for t, proof in zip(loaded, proofs, strict=True) for p in proof_problems(t, proof)
+    ]
+    ran = [p for p in proofs if p is not None]
+    isolation = ran[0].isolation if ran else "none"
+    network = "no network" if isolation != "none" else "network not cut: no sandbox here"
+    states = Counter(p.outcome for p in ran)
+    summary = (
+        f"visible tests ran from a clean copy for {len(ran)} fixture(s) "
+        f"({states['passed']} pass, {states['failed']} fail as expected before the fix; "
+        f"sandbox {isolation}, {network})"
+    )
+    return problems, summary
 
+
+def check(
+    tasks: TasksOpt = None,
+    task: TaskOpt = None,
+    static: Annotated[
+        bool,
+        typer.Option("--static", help="Only validate files; do not run the fixtures' tests."),
+    ] = False,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 4,
+) -> None:
+    """Validate tasks: schema, ids, material, hidden material outside the visible tree, fixtures.
+
+    Then proves each fixture's visible tests run offline from a clean copy (runner found,
+    tests collected, no network, no third-party imports): they may pass or fail there, but an
+    environment fault is a problem, because graded as is it would count as a model failure.
     One line per problem naming the file and the field; exit 1 when there is any.
 
     Example: localagentbench check --tasks my-suite/
     """
     root = tasks_dir(tasks)
     loaded = load_suite(root, task or [])
+    problems = list(loaded.problems)
+    summary = ""
+    if not static and loaded.tasks:
+        proved, summary = _prove(loaded.tasks, concurrency)
+        problems += proved
     err = err_console()
-    for problem in loaded.problems:
+    for problem in problems:
         err.print(str(problem), markup=False, soft_wrap=True)
-    if loaded.problems:
-        err.print(f"{len(loaded.problems)} problem(s) in {root}", markup=False)
+    if problems:
+        err.print(f"{len(problems)} problem(s) in {root}", markup=False)
         raise typer.Exit(1)
-    console().print(f"{len(loaded.tasks)} tasks OK in {root}", markup=False)
+    out = console()
+    out.print(f"{len(loaded.tasks)} tasks OK in {root}", markup=False)
+    if summary:
+        out.print(summary, markup=False)
+
+
+def _counts_line(label: str, values: list[str | None]) -> str:
+    counts = Counter("-" if v is None else v for v in values)
+    return f"{label}: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
 
 
 def list_tasks(
@@ -69,7 +124,15 @@ def list_tasks(
         table.add_column(column)
     for row in rows:
         table.add_row(*("-" if row[c] is None else str(row[c]) for c in columns))
-    console().print(table)
+    out = console()
+    out.print(table)
+    for label in ("language", "category", "tier", "difficulty"):
+        out.print(
+            _counts_line(label, [None if row[label] is None else str(row[label]) for row in rows]),
+            markup=False,
+        )
+    heldout = sum(1 for row in rows if row["heldout"])
+    out.print(f"held-out tests: {heldout} of {len(rows)}", markup=False)
 
 
 def _describe_failure(record: TrialRecord) -> str:
@@ -84,6 +147,29 @@ def _describe_failure(record: TrialRecord) -> str:
     return "; ".join(parts) or "not solved"
 
 
+def _task_problems(records: list[TrialRecord]) -> list[str]:
+    problems = []
+    for r in records:
+        if r.status == "infra_error":
+            problems.append(f"{r.trial_id}: infra error: {r.error}")
+        elif r.config_id == "reference" and not r.success:
+            problems.append(f"reference does not pass (r{r.repeat}): {_describe_failure(r)}")
+        elif r.config_id == "noop" and r.success:
+            problems.append(f"already solved with no change (r{r.repeat}): the task proves nothing")
+        if r.config_id == "reference":
+            for c in r.checks:
+                stale = (
+                    c.details.get("stale") if c.kind in ("fail-to-pass", "pass-to-pass") else None
+                )
+                if stale:
+                    wrong = "already pass" if c.kind == "fail-to-pass" else "do not pass"
+                    problems.append(
+                        f"{c.kind.replace('-', '_')} ids {wrong} on the pristine repo "
+                        f"(r{r.repeat}): {', '.join(stale)}; move or remove them"
+                    )
+    return list(dict.fromkeys(problems))
+
+
 def verify(
     tasks: TasksOpt = None,
     task: TaskOpt = None,
@@ -94,16 +180,28 @@ def verify(
     out: Annotated[
         Path | None, typer.Option("--out", help="Keep the verification run here.")
     ] = None,
+    record: Annotated[
+        bool,
+        typer.Option(
+            "--record/--no-record",
+            help="Store the flake scores (default: when --repeat is 2 or more).",
+            show_default=False,
+        ),
+    ] = True,
 ) -> None:
-    """Prove each task solvable and not already solved: the reference passes, a no-op fails.
+    """Prove each task solvable and not already solved, and calibrate its flakiness.
 
     Runs the mock agent with `solve` (must succeed every time) and `noop` (must fail
-    every time) through the real pipeline. Exit 1 if any task fails.
+    every time) through the real pipeline, N times each. With N >= 2 it stores a flake
+    score per task version (calibration.json beside the suite, or the user cache when
+    the suite folder is read-only); flaky or broken tasks are flagged there and left
+    out of headline statistics. Exit 1 if any task fails.
 
     Example: localagentbench verify --task py-rolling-median --repeat 3
     """
     root = tasks_dir(tasks)
     keep = out is not None
+    selected = {t.id: t for t in load_tasks(root, task or [])}
     run_out = out or Path(tempfile.mkdtemp(prefix="lab-verify-")) / "run"
     options = RunOptions(
         tasks_dir=root,
@@ -118,31 +216,41 @@ def verify(
     )
     result = execute(options, progress=SilentProgress())
     by_task: dict[str, list[TrialRecord]] = {}
-    for record in result.run_dir.records():
-        by_task.setdefault(record.task_id, []).append(record)
+    for trial in result.run_dir.records():
+        by_task.setdefault(trial.task_id, []).append(trial)
     out_console, err = console(), err_console()
     failed = 0
+    calibrations: list[TaskCalibration] = []
     for task_id in sorted(by_task):
         records = by_task[task_id]
-        problems = []
-        for r in records:
-            if r.status == "infra_error":
-                problems.append(f"{r.trial_id}: infra error: {r.error}")
-            elif r.config_id == "reference" and not r.success:
-                problems.append(f"reference does not pass (r{r.repeat}): {_describe_failure(r)}")
-            elif r.config_id == "noop" and r.success:
-                problems.append(
-                    f"already solved with no change (r{r.repeat}): the task proves nothing"
-                )
+        problems = _task_problems(records)
+        completed = [r for r in records if r.status != "infra_error"]
+        ref_ok = sum(1 for r in completed if r.config_id == "reference" and r.success)
+        noop_ok = sum(1 for r in completed if r.config_id == "noop" and not r.success)
+        counts = f"reference passes {ref_ok}/{repeat}, no-op fails {noop_ok}/{repeat}"
+        entry = None
+        if task_id in selected and len(completed) == len(records):
+            entry = calibrate(
+                selected[task_id], repeats=repeat, reference_passed=ref_ok, noop_failed=noop_ok
+            )
+            calibrations.append(entry)
+        flake = f", flake score {entry.flake_score:.2f}" if entry is not None else ""
         if problems:
             failed += 1
+            if entry is not None and entry.flagged:
+                err.print(
+                    f"{entry.status.upper()} {task_id}: {counts}{flake}; flagged: headline "
+                    "statistics leave it out",
+                    markup=False,
+                    soft_wrap=True,
+                )
             for p in problems:
                 err.print(f"FAIL {task_id}: {p}", markup=False, soft_wrap=True)
         else:
-            out_console.print(
-                f"ok   {task_id}: reference passes {repeat}/{repeat}, no-op fails {repeat}/{repeat}",
-                markup=False,
-            )
+            out_console.print(f"ok   {task_id}: {counts}{flake}", markup=False)
+    if record and repeat >= 2 and calibrations:
+        written = save_calibration(root, calibrations)
+        out_console.print(f"flake scores of {len(calibrations)} task(s) in {written}", markup=False)
     if failed or keep:
         err.print(f"verification run kept at {result.run_dir.path}", markup=False)
     else:

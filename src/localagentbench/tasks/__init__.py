@@ -1,5 +1,16 @@
-"""Stage 1: task files: schema, discovery, static checks."""
+"""Stage 1: task files: schema, discovery, static checks, calibration."""
 
+from localagentbench.tasks._calibration import (
+    CALIBRATION_FILE,
+    CalibrationFile,
+    TaskCalibration,
+    calibrate,
+    calibration_paths,
+    flagged_task_keys,
+    load_calibration,
+    save_calibration,
+    task_digest,
+)
 from localagentbench.tasks._load import (
     Problem,
     SuiteLoad,
@@ -21,8 +32,10 @@ from localagentbench.tasks._model import (
 )
 
 __all__ = [
+    "CALIBRATION_FILE",
     "CATEGORIES",
     "CHECK_KINDS",
+    "CalibrationFile",
     "SUPPORTED_CHECK_KINDS",
     "Check",
     "CommandSpec",
@@ -32,8 +45,15 @@ __all__ = [
     "Problem",
     "SuiteLoad",
     "Task",
+    "TaskCalibration",
     "bundled_suite",
+    "calibrate",
+    "calibration_paths",
     "find_task_files",
+    "flagged_task_keys",
+    "load_calibration",
     "load_suite",
     "load_tasks",
+    "save_calibration",
+    "task_digest",
 ]
