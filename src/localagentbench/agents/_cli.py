@@ -124,12 +124,26 @@ def install_paths(binary: Path) -> list[Path]:
         index = len(parts) - 1 - parts[::-1].index("node_modules")
         paths.append(Path(*parts[: index + 1]))
     else:
-        paths.append(real.parent.parent)
+        prefix = real.parent.parent
+        paths.append(prefix)
+        paths += _venv_base(prefix)
     unique: list[Path] = []
     for path in paths:
         if path not in unique:
             unique.append(path)
     return unique
+
+
+def _venv_base(prefix: Path) -> list[Path]:
+    """The base interpreter's prefix of a virtual environment (its python links there)."""
+    config = prefix / "pyvenv.cfg"
+    if not config.is_file():
+        return []
+    for line in config.read_text(encoding="utf-8", errors="replace").splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() == "home" and value.strip():
+            return [Path(value.strip()).resolve().parent]
+    return []
 
 
 def json_lines(text: str) -> Iterator[dict[str, Any]]:

@@ -24,6 +24,7 @@ AGENTS: dict[str, str] = {
     "qwen-code": "localagentbench.agents._qwen_code:make_qwen_code",
     "gemini": "localagentbench.agents._gemini:make_gemini",
     "crush": "localagentbench.agents._crush:make_crush",
+    "openhands": "localagentbench.agents._openhands:make_openhands",
 }
 """Short name -> "module:factory"; a factory takes the configuration's settings mapping."""
 
