@@ -54,8 +54,7 @@ class OpenhandsAgent(CliAgent):
     info = CliInfo(
         name="openhands",
         binary="openhands",
-        install="uv tool install openhands --python 3.12 (or pip install openhands in a "
-        "Python 3.12 virtual environment)",
+        install="uv tool install openhands --python 3.12",
         protocol="openai-chat",
         version_env=tuple(ENV.items()),
     )
