@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from localagentbench.agents import AGENTS
 from localagentbench.cli._app import app
 from localagentbench.tasks import bundled_suite, load_tasks
 
@@ -50,7 +51,8 @@ def test_list_tasks_json(cli):
 def test_usage_errors_exit_2_with_one_line(cli, tmp_path):
     code, _, err = cli("run", "--agent", "nonsense", "--out", str(tmp_path / "r"))
     assert code == 2
-    assert err.strip() == "error: unknown agent 'nonsense'; valid: command, mock"
+    valid = ", ".join(sorted(AGENTS))
+    assert err.strip() == f"error: unknown agent 'nonsense'; valid: {valid}"
     code, _, err = cli("run")
     assert code == 2
     assert "give exactly one of --agent or --config" in err
