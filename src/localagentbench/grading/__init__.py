@@ -11,11 +11,17 @@ from localagentbench.grading._claims import claims_done
 from localagentbench.grading._commands import run_commands
 from localagentbench.grading._damage import damage
 from localagentbench.grading._grade import correctness_of, grade
-from localagentbench.grading._inject import inject, private_copy
+from localagentbench.grading._inject import (
+    TEST_INFRA_FILES,
+    inject,
+    private_copy,
+    restore_test_infra,
+)
 from localagentbench.grading._reports import TestReport, detect_runner, parse_report
 from localagentbench.grading._results import CheckResult, CheckStatus, CommandsResult, Verdict
 
 __all__ = [
+    "TEST_INFRA_FILES",
     "CheckContext",
     "CheckKind",
     "CheckOutcome",
@@ -33,6 +39,7 @@ __all__ = [
     "inject",
     "parse_report",
     "private_copy",
+    "restore_test_infra",
     "run_check",
     "run_commands",
 ]

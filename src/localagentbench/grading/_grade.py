@@ -19,7 +19,7 @@ from localagentbench.grading._checks import CheckContext, run_check
 from localagentbench.grading._claims import claims_done
 from localagentbench.grading._commands import run_commands
 from localagentbench.grading._damage import damage as find_damage
-from localagentbench.grading._inject import inject, private_copy
+from localagentbench.grading._inject import inject, private_copy, restore_test_infra
 from localagentbench.grading._results import CommandsResult, Verdict
 from localagentbench.grading._testids import named_test_checks
 from localagentbench.tasks import Task
@@ -87,6 +87,9 @@ def grade(
     heldout = None
     if task.heldout is not None:
         material = task.resolve(task.heldout.path)
+        if pristine is not None:
+            restored = restore_test_infra(pristine, tree)
+            atomic_write_text(log_dir / "heldout-restored.txt", "\n".join(restored) + "\n")
         injected = inject(material, tree)
         atomic_write_text(log_dir / "heldout-injected.txt", "\n".join(injected) + "\n")
         heldout = run_commands(

@@ -13,7 +13,7 @@ import shutil
 import stat
 from pathlib import Path
 
-__all__ = ["inject", "private_copy"]
+__all__ = ["TEST_INFRA_FILES", "inject", "private_copy", "restore_test_infra"]
 
 
 def private_copy(src: Path, dest: Path) -> None:
@@ -63,3 +63,53 @@ def inject(material: Path, dest: Path) -> list[str]:
             shutil.copy2(source, target, follow_symlinks=False)
             injected.append(str(rel_dir / name))
     return injected
+
+
+TEST_INFRA_FILES: tuple[str, ...] = (
+    "conftest.py",
+    "pytest.ini",
+    "tox.ini",
+    "setup.cfg",
+    "pyproject.toml",
+    "package.json",
+    ".mocharc.js",
+    ".mocharc.json",
+    ".mocharc.yml",
+    "jest.config.js",
+    "vitest.config.js",
+    "vitest.config.ts",
+)
+"""File names (in any folder) that decide how tests are collected or reported. For the
+hidden run they are put back as the pristine fixture had them: the agent cannot change
+how held-out tests are collected or reported."""
+
+
+def restore_test_infra(pristine: Path, tree: Path) -> list[str]:
+    """Make every test-infrastructure file of ``tree`` what it is in ``pristine``.
+
+    Files the agent added are removed, edited or replaced ones restored, deleted ones put
+    back. Links are never followed. Returns the relative paths changed, sorted.
+    """
+    changed = []
+    names = set(TEST_INFRA_FILES)
+    found: set[str] = set()
+    for root in (tree, pristine):
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+            dirnames[:] = [d for d in dirnames if d not in (".git", "node_modules")]
+            rel_dir = Path(dirpath).relative_to(root)
+            found |= {str(rel_dir / n) for n in filenames + dirnames if n in names}
+    for rel in sorted(found):
+        ours, theirs = pristine / rel, tree / rel
+        original = ours.read_bytes() if ours.is_file() and not ours.is_symlink() else None
+        current = theirs.read_bytes() if theirs.is_file() and not theirs.is_symlink() else None
+        if original == current and (original is not None or not os.path.lexists(theirs)):
+            continue
+        _remove(theirs)
+        if original is not None:
+            target_dir = tree
+            for part in Path(rel).parent.parts:
+                target_dir = target_dir / part
+                _make_real_dir(target_dir)
+            shutil.copy2(ours, theirs, follow_symlinks=False)
+        changed.append(rel)
+    return changed
