@@ -136,11 +136,18 @@ def pytest_runtest_makereport(item, call):
 def pytest_sessionfinish(session, exitstatus):
     session.exitstatus = 1
 """
-    verdict = graded(task, lambda w: (w / "conftest.py").write_text(hook))
+    plant = lambda w: (w / "conftest.py").write_text(hook)  # noqa: E731
+    # Without the pristine tree the planted hook runs: the exit code beats the report.
+    verdict = graded(task, plant, with_pristine=False)
     assert verdict.heldout is not None
     assert verdict.heldout.passed is False
     assert "no test of it is counted" in verdict.heldout.reason
     assert verdict.correctness == 0.0
+    # With it, the held-out run uses the pristine test setup: the honest count.
+    verdict = graded(task, plant)
+    assert verdict.heldout is not None
+    assert (verdict.heldout.tests_passed, verdict.heldout.tests_total) == (4, 5)
+    assert verdict.correctness == pytest.approx(0.8)
 
 
 GO_MOD = "module ex\n\ngo 1.18\n"
