@@ -39,6 +39,9 @@ try {
   await page.screenshot({ path: path.join(shots, "index.png") });
   result.screenshots.push("index.png");
 
+  if ((await page.locator("a.trial-link").count()) === 0) {
+    throw new Error("no a.trial-link on the index");
+  }
   const link = page.locator("a.trial-link").first();
   const trialId = await link.getAttribute("title");
   await link.click();

@@ -84,3 +84,4 @@ def test_the_browser_check_catches_a_request_off_the_machine(tmp_path):
     )
     result = _browse(site, tmp_path)
     assert result["offMachine"] == ["https://cdn.example.invalid/x.js"]
+    assert "no a.trial-link" in result["error"]
