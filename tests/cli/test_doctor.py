@@ -39,6 +39,8 @@ def test_doctor_reports_sandbox_and_tools(cli, monkeypatch):
     assert "sandbox:bwrap" in out
     assert "sandbox:landlock" in out
     assert "runs will use" in out
+    assert "agent:opencode" in out
+    assert "agent:crush" in out
     assert "ollama" in out
 
 

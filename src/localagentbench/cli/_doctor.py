@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from localagentbench.agents import agent_statuses
 from localagentbench.cli._common import console, err_console
 from localagentbench.errors import InfraError
 from localagentbench.gateway import BackendUnavailable, TrialRoute, probe, serve
@@ -92,6 +93,13 @@ def doctor(
         level = True if status.available and status.name != "none" else None
         line(level, f"sandbox:{status.name}", status.reason)
     line(True if best.name != "none" else None, "isolation", f"runs will use {best.name}")
+    for agent in agent_statuses():
+        if agent.install is None:
+            continue  # built in
+        detail = f"{agent.version or 'found'}" if agent.found else f"not found: {agent.install}"
+        if agent.note:
+            detail += f" ({agent.note})"
+        line(True if agent.found else None, f"agent:{agent.name}", detail)
     free = shutil.disk_usage(Path.cwd()).free / 1e9
     line(free >= 1, "disk", f"{free:.1f} GB free in {Path.cwd()}")
     models, where = _ollama_models(os.environ.get("OLLAMA_HOST", "127.0.0.1:11434"))
