@@ -29,6 +29,7 @@ from localagentbench.agents._protocol import (
     BaseAgent,
     cap_answer,
     last_line,
+    settings_problem,
 )
 from localagentbench.agents._trajectory import Trajectory
 from localagentbench.errors import ConfigError, InfraError
@@ -323,11 +324,9 @@ def factory(
         try:
             parsed = settings_model.model_validate(dict(settings))
         except ValidationError as e:
-            first = e.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "settings"
             known = ", ".join(sorted(settings_model.model_fields))
             raise ConfigError(
-                f"{agent.info.name} agent: settings.{where}: {first['msg']} (settings: {known})"
+                f"{agent.info.name} agent: settings.{settings_problem(e)} (settings: {known})"
             ) from e
         return agent(parsed)
 

@@ -23,6 +23,7 @@ from localagentbench.agents._protocol import (
     BaseAgent,
     cap_answer,
     last_line,
+    settings_problem,
 )
 from localagentbench.errors import ConfigError
 from localagentbench.sandbox import SandboxSpec, run_jailed
@@ -147,9 +148,7 @@ def make_command(settings: dict[str, object]) -> CommandAgent:
     try:
         return CommandAgent(CommandSettings.model_validate(settings))
     except ValidationError as e:
-        first = e.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "settings"
         raise ConfigError(
-            f"command agent: {field}: {first['msg']}; "
+            f"command agent: {settings_problem(e)}; "
             "give --agent-cmd 'CMD ARGS' or `command: [argv...]` in the matrix"
         ) from e

@@ -10,7 +10,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from localagentbench._proc import run_process
-from localagentbench.agents._protocol import AgentContext, AgentOutcome, BaseAgent
+from localagentbench.agents._protocol import (
+    AgentContext,
+    AgentOutcome,
+    BaseAgent,
+    settings_problem,
+)
 from localagentbench.errors import ConfigError
 from localagentbench.workspace import git
 
@@ -90,8 +95,6 @@ def make_mock(settings: dict[str, object]) -> MockAgent:
     try:
         return MockAgent(MockSettings.model_validate(settings))
     except ValidationError as e:
-        first = e.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "settings"
         raise ConfigError(
-            f"mock agent: {field}: {first['msg']} (behaviors: noop, solve, break, hang)"
+            f"mock agent: {settings_problem(e)} (behaviors: noop, solve, break, hang)"
         ) from e

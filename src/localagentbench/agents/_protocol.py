@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from pydantic import ValidationError
+
 from localagentbench._proc import ProcessResult
 from localagentbench.gateway import TrialRoute
 from localagentbench.sandbox import NoneSandbox, Sandbox
@@ -125,6 +127,13 @@ class BaseAgent:
     def available(self) -> str | None:
         """None when the agent can run here, else a one-line reason naming the install command."""
         return None
+
+
+def settings_problem(error: ValidationError) -> str:
+    """The first problem of an adapter's settings as ``field: message`` (one line)."""
+    first = error.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "settings"
+    return f"{where}: {first['msg']}"
 
 
 ANSWER_CAP = 8000
