@@ -35,7 +35,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-__all__ = ["DEFAULT_OUTPUT_CAP", "TAG_VARIABLE", "Cancelled", "ProcessResult", "run_process"]
+__all__ = [
+    "DEFAULT_OUTPUT_CAP",
+    "TAG_VARIABLE",
+    "Cancelled",
+    "ProcessResult",
+    "Service",
+    "run_process",
+]
 
 DEFAULT_OUTPUT_CAP = 1_000_000
 """Bytes kept of each of stdout and stderr (head and tail halves)."""
@@ -274,3 +281,66 @@ def run_process(
         truncated=cut_out or cut_err,
         escaped_killed=escaped,
     )
+
+
+class Service:
+    """A long-running child (a model server): its own session and tag like every child,
+    stderr to a log file, a stdin pipe whose closing tells it to exit (so it ends with
+    the harness however the harness ends), and `stop` taking its whole tree down."""
+
+    def __init__(self, argv: Sequence[str], *, log_path: Path) -> None:
+        self.argv = tuple(str(a) for a in argv)
+        self._tag = secrets.token_hex(8)
+        _become_subreaper()
+        with log_path.open("ab") as log:
+            self._proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                env={**os.environ, TAG_VARIABLE: self._tag},
+                start_new_session=True,
+            )
+
+    def first_line(self, timeout_s: float) -> str:
+        """The first line the child prints ('' if it exits or stays silent until timeout)."""
+        stdout = self._proc.stdout
+        assert stdout is not None
+        deadline = time.monotonic() + timeout_s
+        buffered = b""
+        while b"\n" not in buffered:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return ""
+            ready, _, _ = select.select([stdout], [], [], min(left, 1.0))
+            if ready:
+                block = os.read(stdout.fileno(), 4096)
+                if not block:
+                    return ""
+                buffered += block
+            elif self._proc.poll() is not None:
+                return ""
+        return buffered.split(b"\n", 1)[0].decode(errors="replace")
+
+    def alive(self) -> bool:
+        """The child has not exited."""
+        return self._proc.poll() is None
+
+    def stop(self, grace_s: float = 10.0) -> None:
+        """Close its stdin, wait up to `grace_s`, then TERM and KILL the group and sweep."""
+        proc = self._proc
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        try:
+            proc.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            _signal_group(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=3.0)
+            except subprocess.TimeoutExpired:
+                _signal_group(proc.pid, signal.SIGKILL)
+                proc.wait()
+        _signal_group(proc.pid, signal.SIGKILL)
+        _sweep(self._tag)

@@ -8,6 +8,7 @@ from localagentbench import __version__
 from localagentbench.cli._agents import agents
 from localagentbench.cli._compare import compare
 from localagentbench.cli._doctor import doctor, gateway
+from localagentbench.cli._models import models_app
 from localagentbench.cli._regrade import regrade
 from localagentbench.cli._report import leaderboard_app, report
 from localagentbench.cli._run import run
@@ -48,6 +49,7 @@ app.command("doctor")(doctor)
 app.command("gateway")(gateway)
 app.command("report")(report)
 app.add_typer(leaderboard_app, name="leaderboard")
+app.add_typer(models_app, name="models")
 app.command("tables")(tables)
 app.command("compare")(compare)
 app.command("regrade")(regrade)

@@ -15,8 +15,10 @@ import typer
 
 from localagentbench.agents import agent_statuses
 from localagentbench.cli._common import console, err_console
+from localagentbench.cli._models import model_lines
 from localagentbench.errors import InfraError
 from localagentbench.gateway import BackendUnavailable, TrialRoute, probe, serve
+from localagentbench.gateway.llamacpp import INSTALL_HINT, models_dir, runtime_version
 from localagentbench.runner._provenance import host_info
 from localagentbench.sandbox import available_backends
 
@@ -55,6 +57,7 @@ def doctor(
     Examples:
       localagentbench doctor
       localagentbench doctor --probe ollama/qwen2.5-coder:7b
+      localagentbench doctor --probe llamacpp/qwen2.5-coder-0.5b
     """
     out = console()
     if probe_model is not None:
@@ -64,6 +67,14 @@ def doctor(
             raise InfraError(f"model {probe_model}: {e}") from e
         out.print(f"{result.verdict}: {result.detail} ({result.latency_s:.2f}s)", markup=False)
         if result.verdict != "native":
+            shown = result.text.strip().replace("\n", "\\n")[:300]
+            out.print(f"evidence: the reply text was: {shown or '(empty)'}", markup=False)
+            if result.verdict == "pseudo":
+                out.print(
+                    "hint: agents that need native tool calls will score 0 with this model; "
+                    "try a text-format agent (aider) or `run --tool-call-repair`",
+                    markup=False,
+                )
             raise typer.Exit(1)
         return
     host = host_info()
@@ -110,6 +121,16 @@ def doctor(
         for name in models:
             coding = any(hint in name.lower() for hint in _CODING_HINTS)
             out.print(f"       {name}{'' if coding else '  (not a coding model?)'}", markup=False)
+    runtime = runtime_version()
+    line(
+        True if runtime else None,
+        "llamacpp",
+        f"xllamacpp {runtime}; models in {models_dir()}"
+        if runtime
+        else f"not installed: {INSTALL_HINT}",
+    )
+    for ok, name, detail in model_lines():
+        line(ok, f"model:{name}", detail)
     if missing:
         raise typer.Exit(1)
 

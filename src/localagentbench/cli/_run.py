@@ -102,6 +102,13 @@ def run(
         str | None,
         typer.Option("--sandbox", help="bwrap | landlock | none (default: the best that works)."),
     ] = None,
+    tool_call_repair: Annotated[
+        bool,
+        typer.Option(
+            "--tool-call-repair",
+            help="Gateway turns tool calls written as JSON text into native calls (recorded).",
+        ),
+    ] = False,
 ) -> None:
     """Run every selected task with each configuration, grade, record and summarise.
 
@@ -109,10 +116,11 @@ def run(
       localagentbench run --agent mock --mock-behavior solve --report
       localagentbench run --agent command --agent-cmd './my-agent.sh' --repeat 3
       localagentbench run --config matrix.yaml --concurrency 4
+      localagentbench run --agent mini-swe-agent --model llamacpp/qwen2.5-coder-0.5b --tool-call-repair
       localagentbench run --resume runs/20261202-101500-ab12cd
     """
     if resume is not None:
-        if agent or config or agent_cmd or mock_behavior or model:
+        if agent or config or agent_cmd or mock_behavior or model or tool_call_repair:
             raise ConfigError(
                 "--resume continues a run as it was started: drop --agent/--config/--model"
             )
@@ -124,13 +132,22 @@ def run(
             raise ConfigError("give exactly one of --agent or --config matrix.yaml")
         lanes: dict[str, int] = {}
         if config is not None:
+            if tool_call_repair:
+                raise ConfigError(
+                    "--tool-call-repair goes with --agent; in a matrix file set "
+                    "`tool_call_repair: true` on the configuration"
+                )
             matrix = load_matrix(config)
             configurations, lanes = matrix.configurations, matrix.lanes
         else:
             assert agent is not None
             configurations = [
                 configuration_from_cli(
-                    agent, model, mock_behavior=mock_behavior, agent_cmd=agent_cmd
+                    agent,
+                    model,
+                    mock_behavior=mock_behavior,
+                    agent_cmd=agent_cmd,
+                    tool_call_repair=tool_call_repair,
                 )
             ]
         options = RunOptions(

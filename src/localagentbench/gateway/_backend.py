@@ -34,8 +34,10 @@ class Backend(Protocol):
     Raise `BackendHTTPError` before the first event for HTTP errors (429 -> rate_limited).
     """
 
-    endpoint: str
-    """Where requests go, for error messages and records."""
+    @property
+    def endpoint(self) -> str:
+        """Where requests go, for error messages and records."""
+        ...
 
     def stream(self, request: ChatRequest, ctx: CallContext) -> AsyncIterator[Event]:
         """Answer `request` as events ending with one `Finish`."""
@@ -49,6 +51,7 @@ BACKENDS: Mapping[str, str] = MappingProxyType(
         "openai": "localagentbench.gateway._backend_openai:openai_backend",
         "ollama": "localagentbench.gateway._backend_ollama:ollama_backend",
         "anthropic": "localagentbench.gateway._backend_anthropic:anthropic_backend",
+        "llamacpp": "localagentbench.gateway._backend_llamacpp:llamacpp_backend",
     }
 )
 """Model id prefix -> factory `(rest of the id) -> Backend`, imported lazily."""

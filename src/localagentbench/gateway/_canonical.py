@@ -123,6 +123,8 @@ class Finish:
 
     reason: FinishReason
     usage: Usage | None = None
+    repaired: int = 0
+    """Tool calls the gateway read out of the reply's text (`tool_call_repair`)."""
 
 
 Event = TextDelta | ReasoningDelta | ToolCallStart | ToolArgsDelta | Finish
@@ -137,6 +139,8 @@ class Reply:
     finish: FinishReason = "stop"
     usage: Usage | None = None
     reasoning: str = ""
+    repaired: int = 0
+    """Tool calls that came from text by `tool_call_repair`, not from the model natively."""
 
     def add(self, event: Event) -> None:
         """Fold one event into the reply."""
@@ -152,10 +156,11 @@ class Reply:
         else:
             self.finish = event.reason
             self.usage = event.usage
+            self.repaired = event.repaired
 
     def as_record(self) -> dict[str, Any]:
         """JSON-ready form for gateway.jsonl."""
-        return {
+        record: dict[str, Any] = {
             "text": self.text,
             "reasoning": self.reasoning,
             "tool_calls": [
@@ -163,6 +168,9 @@ class Reply:
             ],
             "finish": self.finish,
         }
+        if self.repaired:
+            record["repaired_tool_calls"] = self.repaired
+        return record
 
 
 def stop_list(value: Any) -> list[str]:

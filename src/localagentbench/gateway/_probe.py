@@ -28,6 +28,8 @@ HINTS: Mapping[str, str] = MappingProxyType(
         "LAB_ANTHROPIC_BASE_URL or ANTHROPIC_BASE_URL if you use a proxy",
         "scripted": "the script path or the shipped script name",
         "replay": "the cassette path",
+        "llamacpp": "the model is fetched (`localagentbench models list`) and the runtime is "
+        "installed (pip install 'localagentbench[local-model]'); RUN/llamacpp/*.log has its log",
     }
 )
 """What to check, per backend prefix."""
@@ -154,16 +156,28 @@ def _run(
     return reply, time.perf_counter() - started
 
 
-def prove(model: str, *, timeout_s: float = 60.0, workspace: Path | None = None) -> None:
+LOCAL_PREFIXES = frozenset({"llamacpp"})
+"""Backends that may first load a model into RAM and run on a CPU: slower to answer."""
+
+
+def _timeout(model: str, given: float | None, remote_s: float) -> float:
+    if given is not None:
+        return given
+    return 600.0 if model.partition("/")[0] in LOCAL_PREFIXES else remote_s
+
+
+def prove(model: str, *, timeout_s: float | None = None, workspace: Path | None = None) -> None:
     """Prove the backend answers a real tiny completion; raise `BackendUnavailable` naming
     the endpoint and what to check. Call from a thread without a running event loop."""
     request = ChatRequest(
         model=model, messages=[Message("user", "Reply with the single word OK.")], max_tokens=64
     )
-    _run(model, request, timeout_s, workspace)
+    _run(model, request, _timeout(model, timeout_s, 60.0), workspace)
 
 
-def probe(model: str, *, timeout_s: float = 30.0, workspace: Path | None = None) -> ProbeResult:
+def probe(
+    model: str, *, timeout_s: float | None = None, workspace: Path | None = None
+) -> ProbeResult:
     """Send one request offering a `read_file` tool and say how the model answered."""
     request = ChatRequest(
         model=model,
@@ -174,7 +188,7 @@ def probe(model: str, *, timeout_s: float = 30.0, workspace: Path | None = None)
         tools=[PROBE_TOOL],
         max_tokens=1024,
     )
-    reply, took = _run(model, request, timeout_s, workspace)
+    reply, took = _run(model, request, _timeout(model, timeout_s, 30.0), workspace)
     verdict, detail = classify(reply)
     return ProbeResult(
         model=model,

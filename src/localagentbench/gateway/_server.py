@@ -20,6 +20,7 @@ from localagentbench.gateway._errors import (
     GatewayError,
     TrialNotFound,
 )
+from localagentbench.gateway._repair import RepairingBackend
 from localagentbench.gateway._routes import Fronts, resolve
 from localagentbench.gateway._stats import TrialSignal, TrialStats
 from localagentbench.gateway._trial import Trial
@@ -206,13 +207,15 @@ class Gateway:
         loop_threshold: int = 5,
         cassette_path: Path | None = None,
         notify: Callable[[TrialSignal], None] | None = None,
+        tool_call_repair: bool = False,
     ) -> TrialRoute:
         """Register a trial: its model backend, caps and recording file; returns its URLs.
 
         `log_path` receives gateway.jsonl; `cassette_path`, when given, receives the
         trial's main-loop traffic as a cassette on `close_trial` (for `replay/<path>`).
         `notify` is called on the gateway's thread with each `TrialSignal` (cap_hit,
-        loop_detected, rate_limited) as it happens; it must be quick.
+        loop_detected, rate_limited) as it happens; it must be quick. `tool_call_repair`
+        turns tool calls the model wrote as text into native ones (see `_repair`).
         """
         if self._port is None:
             raise GatewayError("start the gateway before opening trials")
@@ -220,12 +223,13 @@ class Gateway:
             raise GatewayError(
                 f"trial id {trial_id!r} must match {TRIAL_ID.pattern} (it is a URL path segment)"
             )
+        backend = make_backend(model)
         trial = Trial(
             trial_id,
             model=model,
             workspace=workspace,
             log_path=log_path,
-            backend=make_backend(model),
+            backend=RepairingBackend(backend) if tool_call_repair else backend,
             max_requests=max_requests,
             loop_threshold=loop_threshold,
             cassette_path=cassette_path,

@@ -67,6 +67,8 @@ class TrialStats(BaseModel):
     """90th percentile of the same latency."""
     ttft_p50_s: float | None = None
     """Median time from request arrival to the first content event from the backend."""
+    repaired_tool_calls: int = 0
+    """Tool calls read out of reply text by `tool_call_repair` (0 when it is off)."""
     errors: int = 0
     """Requests that ended in an error (backend errors, refusals, bad requests)."""
     cap_hit: bool = False

@@ -205,6 +205,7 @@ class Trial:
             if reply is not None and error is None:
                 stats.input_tokens += input_tokens
                 stats.output_tokens += output_tokens
+                stats.repaired_tool_calls += reply.repaired
                 self._sources.add(token_source)
                 self._latencies.append(latency_s)
                 if ttft_s is not None:

@@ -38,6 +38,9 @@ class Configuration(BaseModel):
     """For `agent: command`: extra paths shown read-only in the sandbox (the agent's install)."""
     lane: str = "default"
     """Concurrency lane: a local-GPU lane runs one trial at a time."""
+    tool_call_repair: bool = False
+    """The gateway turns tool calls the model writes as text into native calls (a harness
+    effect: opt-in, recorded, counted as `repaired_tool_calls`)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -110,6 +113,7 @@ def configuration_from_cli(
     mock_behavior: str | None = None,
     agent_cmd: str | None = None,
     config_id: str | None = None,
+    tool_call_repair: bool = False,
 ) -> Configuration:
     """The single configuration described by command-line flags."""
     settings: dict[str, Any] = {}
@@ -130,10 +134,17 @@ def configuration_from_cli(
             parts.append(settings["behavior"])
         if model:
             parts.append(model)
+        if tool_call_repair:
+            parts.append("repair")
         config_id = _slug("-".join(parts))
     try:
         return Configuration(
-            id=config_id, agent=agent, model=model, settings=settings, command=command
+            id=config_id,
+            agent=agent,
+            model=model,
+            settings=settings,
+            command=command,
+            tool_call_repair=tool_call_repair,
         )
     except ValidationError as e:
         raise ConfigError(f"configuration: {e.errors()[0]['msg']}") from e

@@ -1,4 +1,5 @@
-"""Where and with what a run ran: harness version and commit, Python, OS, CPU, memory."""
+"""Where and with what a run ran: harness version and commit, Python, OS, CPU, memory,
+and the digest of any local model file."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from typing import Any
 
 from localagentbench import __version__
 from localagentbench._proc import run_process
+from localagentbench.gateway.llamacpp import describe
 
-__all__ = ["harness_info", "host_info"]
+__all__ = ["harness_info", "host_info", "model_info"]
 
 
 def _first_line(argv: list[str], cwd: Path | None = None) -> str | None:
@@ -71,3 +73,11 @@ def host_info() -> dict[str, Any]:
         "node": _first_line(["node", "--version"]),
         "go": _first_line(["go", "version"]),
     }
+
+
+def model_info(model: str | None) -> dict[str, Any] | None:
+    """What run.json records of a local model (file digest, runtime, server options);
+    None for models served elsewhere."""
+    if model is None or not model.startswith("llamacpp/"):
+        return None
+    return describe(model.removeprefix("llamacpp/"))

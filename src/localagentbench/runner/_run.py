@@ -26,7 +26,7 @@ from localagentbench.records import (
 from localagentbench.runner._config import Configuration
 from localagentbench.runner._executor import Executor, LocalExecutor
 from localagentbench.runner._progress import ProgressSink, SilentProgress
-from localagentbench.runner._provenance import harness_info, host_info
+from localagentbench.runner._provenance import harness_info, host_info, model_info
 from localagentbench.runner._setup import build_agents, gateway_for, hook, locked, provenance
 from localagentbench.runner._trial import RateGate, TrialEnv, TrialPlan, run_trial
 from localagentbench.sandbox import Sandbox, isolation_level, select
@@ -147,7 +147,11 @@ def execute(
                     tasks_dir=str(options.tasks_dir.resolve()),
                     tasks=[provenance(t, pristine[t.key]) for t in tasks],
                     configurations=[
-                        ConfigurationInfo(**c.model_dump(), agent_version=agent_versions[c.id])
+                        ConfigurationInfo(
+                            **c.model_dump(),
+                            agent_version=agent_versions[c.id],
+                            model_info=model_info(c.model),
+                        )
                         for c in options.configurations
                     ],
                     repeats=options.repeats,
@@ -157,7 +161,7 @@ def execute(
                 )
             )
         gate = RateGate()
-        with gateway_for(options.configurations, agents, gate) as gateway:
+        with gateway_for(options.configurations, agents, gate, run_dir.path) as gateway:
             return _run_trials(options, run_dir, run_id, tasks, pristine, agents, agent_versions,
                                progress, executor, resume, sandbox, gateway, gate)  # fmt: skip
 

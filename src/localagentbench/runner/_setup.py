@@ -5,10 +5,12 @@ from __future__ import annotations
 import contextlib
 import fcntl
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 from localagentbench.agents import Agent, make_agent
 from localagentbench.errors import ConfigError, InfraError, RunDirError
 from localagentbench.gateway import BackendUnavailable, Gateway, prove
+from localagentbench.gateway.llamacpp import SERVERS
 from localagentbench.records import RunDir, TaskProvenance
 from localagentbench.runner._config import Configuration
 from localagentbench.runner._trial import RateGate
@@ -67,12 +69,16 @@ def provenance(task: Task, pristine: Pristine) -> TaskProvenance:
 
 @contextlib.contextmanager
 def gateway_for(
-    configs: Sequence[Configuration], agents: dict[str, Agent], gate: RateGate
+    configs: Sequence[Configuration],
+    agents: dict[str, Agent],
+    gate: RateGate,
+    run_path: Path | None = None,
 ) -> Iterator[Gateway | None]:
     """Start the run's gateway when some configuration talks to a model, after proving each model.
 
     A backend that does not answer a real tiny completion stops the run before any trial:
-    an endpoint problem must never be recorded as failed trials.
+    an endpoint problem must never be recorded as failed trials. Local model servers
+    (`llamacpp/...`) start during that proof, log to RUN/llamacpp/ and stop with the run.
     """
     models = sorted(
         {c.model for c in configs if c.model and getattr(agents[c.id], "uses_model", True)}
@@ -80,6 +86,11 @@ def gateway_for(
     if not models:
         yield None
         return
+    with SERVERS.scope(run_path / "llamacpp" if run_path is not None else None):
+        yield from _proven_gateway(models, gate)
+
+
+def _proven_gateway(models: list[str], gate: RateGate) -> Iterator[Gateway]:
     for model in models:
         try:
             prove(model)
