@@ -48,8 +48,10 @@ class LlamaOptions:
 
     ctx: int = 32768
     """Context window per slot (tokens)."""
-    threads: int = field(default_factory=lambda: os.cpu_count() or 2)
-    """CPU threads for prompt processing and decoding."""
+    threads: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) - 1))
+    """CPU threads for prompt processing and decoding: all cores but one, left to the agent
+    and the grader (llama.cpp's threads spin-wait for each other, so a core shared with
+    busy processes slowed decoding tenfold on a 2-core machine)."""
     cache_mib: int = 512
     """RAM for the server's prompt cache (its default is 8 GiB)."""
     parallel: int = 1
