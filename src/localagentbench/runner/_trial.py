@@ -303,6 +303,7 @@ def _open_route(
         workspace=workspace,
         log_path=folder / "gateway.jsonl",
         max_requests=plan.task.max_requests,
+        tool_call_repair=plan.config.tool_call_repair,
     )
 
 
@@ -310,7 +311,6 @@ TEST_FILE_PATTERNS = ("test_*.py", "*/test_*.py", "*_test.py", "*/*_test.py", "*
                       "*/*_test.go", "*.test.js", "*/*.test.js", "*.test.ts", "*/*.test.ts",
                       "*.spec.js", "*/*.spec.js")  # fmt: skip
 """Files treated as visible tests wherever they are, beside the oracle's own paths."""
-        tool_call_repair=plan.config.tool_call_repair,
 
 
 def _tamper(task: Task, pristine: Pristine, work: Path, scratch: Path) -> TamperReport:
