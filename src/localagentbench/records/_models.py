@@ -166,16 +166,16 @@ class ConfigurationInfo(BaseModel):
     readonly: list[str] | None = None
     lane: str = "default"
     agent_version: str | None = None
+    tool_call_repair: bool = False
+    """The gateway repaired tool calls written as text (a harness effect)."""
+    model_info: dict[str, Any] | None = None
+    """For local models: file, size, sha256, runtime version and server options."""
 
 
 class RunInfo(BaseModel):
     """``run.json``: what was run, with what, where."""
 
     version: int = RECORD_VERSION
-    tool_call_repair: bool = False
-    """The gateway repaired tool calls written as text (a harness effect)."""
-    model_info: dict[str, Any] | None = None
-    """For local models: file, size, sha256, runtime version and server options."""
     run_id: str
     created_at: str
     harness: dict[str, Any]
