@@ -12,7 +12,7 @@ which is short for::
         result = run_process(jailed.argv, cwd=jailed.cwd, env=jailed.env, timeout_s=...)
 
 `tamper_report` compares the final workspace with the pristine one for edited test and oracle
-files. See docs/METHODOLOGY.md, "Isolation".
+files; `ObservedSandbox` wraps the run's backend for one trial to read what its jails counted. See docs/METHODOLOGY.md, "Isolation".
 """
 
 from localagentbench.sandbox._bwrap import BwrapSandbox
@@ -20,6 +20,7 @@ from localagentbench.sandbox._landlock import LandlockSandbox
 from localagentbench.sandbox._launcher import SETUP_FAILED
 from localagentbench.sandbox._layout import package_root
 from localagentbench.sandbox._none import NoneSandbox
+from localagentbench.sandbox._observe import ObservedSandbox
 from localagentbench.sandbox._run import JailedRun, run_jailed
 from localagentbench.sandbox._select import (
     BACKENDS,
@@ -54,6 +55,7 @@ __all__ = [
     "JailedRun",
     "LandlockSandbox",
     "NoneSandbox",
+    "ObservedSandbox",
     "Sandbox",
     "SandboxError",
     "SandboxSpec",

@@ -47,6 +47,8 @@ BWRAP_INSTALL = "apt-get install bubblewrap (Debian/Ubuntu) or dnf install bubbl
 _IN_JAIL_LAUNCHER = Path("/run/lab")
 _IN_JAIL_SOCKET = "/run/lab-gateway.sock"
 _IN_JAIL_ENV = "/run/lab-env"
+_SCRATCH_TREES = ("/tmp", "/var/tmp", "/dev/shm")
+"""The jail's private tmpfs trees: entries left in them count as writes outside the workspace."""
 _REPORT_FD = 4
 """The launcher's report goes out on this descriptor: no path to it exists in the jail."""
 
@@ -120,6 +122,17 @@ def _write_identity(scratch: Path, jail: JailPlan, spec: SandboxSpec) -> None:
         host = scratch / Path(target).name
         host.write_text(text)
         host.chmod(0o644)
+
+
+def _scratch_config(spec: SandboxSpec, jail: JailPlan) -> dict[str, list[str]]:
+    """The private tmpfs trees to count at the end, and the folders bwrap makes in them to
+    hold mount points (a workspace under /tmp), which the agent did not write."""
+    made: set[str] = set()
+    for dest in (spec.workspace, spec.home, *jail.readonly, *jail.hidden):
+        for parent in dest.parents:
+            if any(parent.is_relative_to(tree) and str(parent) != tree for tree in _SCRATCH_TREES):
+                made.add(str(parent))
+    return {"trees": list(_SCRATCH_TREES), "made": sorted(made)}
 
 
 def _jail_pids(namespace: str) -> list[int]:
@@ -211,6 +224,7 @@ class BwrapSandbox:
             "report_fd": _REPORT_FD,
             "supervise": True,
             "count_network": True,  # the jail has its own network namespace
+            "count_scratch": _scratch_config(spec, jail),  # what is left there was written
         }
         if spec.network == "gateway":
             config["forward"] = {"port": spec.gateway_port, "socket": _IN_JAIL_SOCKET}
@@ -235,6 +249,8 @@ class BwrapSandbox:
             mounts.add("--ro-bind", str(path), str(path))
         mounts.add("--bind", str(spec.home), str(spec.home))
         mounts.add("--bind", str(spec.workspace), str(spec.workspace))
+        for path in spec.protect:  # over the workspace bind; existing paths, no parents made
+            mounts.args += ["--ro-bind", str(path), str(path)]
         for path in jail.hidden:
             if path.is_dir():
                 mounts.add("--tmpfs", str(path), perms="0755")

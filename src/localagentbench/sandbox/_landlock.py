@@ -90,6 +90,11 @@ class LandlockSandbox:
             warnings.append(f"landlock ABI {self.abi}: network not restricted (needs ABI 4)")
         for path in jail.hidden:
             warnings.append(f"landlock cannot hide {path} inside a visible tree")
+        if spec.protect:
+            warnings.append(
+                f"landlock cannot keep {len(spec.protect)} path(s) read-only inside the "
+                "writable workspace"
+            )
         if jail.uid is not None:
             for path in jail.readonly:
                 blocked = _unsearchable_parent(path)

@@ -1,6 +1,6 @@
 """In-jail launcher: applies limits and confinement to itself, then becomes the agent.
 
-Run as ``python -E -s -S _launcher.py CONFIG -- AGENT_ARGV...`` (CONFIG: hex marshal data),
+Run as ``python -E -s -S -B _launch.py CONFIG -- AGENT_ARGV...`` (CONFIG: hex marshal data),
 inside bwrap or directly for the landlock and none backends. In order it: loads the agent's
 environment from a file (bwrap); sets resource limits; opens the gateway listener; applies
 landlock; drops to the agent's uid when root; installs the seccomp filter (no new user
@@ -18,13 +18,18 @@ from __future__ import annotations
 import marshal
 import os
 import resource
-import signal
 import sys
 import time
-from typing import TYPE_CHECKING, Any
 
+# Start-up time is paid by every trial: no typing, and the C module under `signal` (whose
+# enum wrappers pull in enum, functools and collections: ~5 ms on an idle machine).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import signal
     import socket
+    from typing import Any
+else:
+    import _signal as signal
 
 if __package__:
     from localagentbench.sandbox import _kernel
@@ -146,11 +151,43 @@ def _kill_descendants() -> None:
         time.sleep(0.005)
 
 
-def _supervise(argv: list[str], report: int | None, count_network: bool) -> int:
+def _entries_below(root: str, made: set[str], cap: int = 100_000) -> int:
+    """Files, links and folders below `root` on its own file system, links not followed.
+
+    Mount points (another device: the workspace, HOME, toolchains) are neither counted nor
+    entered; `made`, the folders bwrap created to hold them, are entered but not counted.
+    A folder the agent made unreadable counts once.
+    """
+    try:
+        device = os.stat(root).st_dev
+    except OSError:
+        return 0
+    found = 0
+    stack = [root]
+    while stack and found < cap:
+        try:
+            with os.scandir(stack.pop()) as it:
+                for entry in it:
+                    if entry.stat(follow_symlinks=False).st_dev != device:
+                        continue
+                    found += entry.path not in made
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+        except OSError:
+            pass
+    return min(found, cap)
+
+
+def _supervise(
+    argv: list[str], report: int | None, count_network: bool, scratch: dict[str, list[str]]
+) -> int:
     """Run the agent as a child; when it ends (or we are told to stop) kill all it left.
 
-    How many processes it left running (and, in a private network namespace, how many
-    network attempts it made other than to the gateway) is written to `report`.
+    How many processes it left running, how many entries it left in the jail's private
+    `scratch` trees (``{"trees": [/tmp...], "made": [mount parents]}``: writes outside its
+    workspace and HOME) and, in a private
+    network namespace, how many network attempts it made other than to the gateway, is
+    written to `report`.
     """
     _kernel.set_subreaper()
     agent = os.fork()
@@ -170,13 +207,17 @@ def _supervise(argv: list[str], report: int | None, count_network: bool) -> int:
         pid, status = os.waitpid(-1, 0)
         if pid == agent:
             break
+    lines = f"leftover_processes {len(_descendants())}\n"
+    _kill_descendants()  # before counting files: nothing may still be writing them
     if report is not None:
-        lines = f"leftover_processes {len(_descendants())}\n"
         if count_network:
             lines += f"network_attempts {_network_attempts()}\n"
+        if scratch:
+            made = set(scratch.get("made") or ())
+            left = sum(_entries_below(tree, made) for tree in scratch["trees"])
+            lines += f"outside_writes {left}\n"
         os.write(report, lines.encode())
         os.close(report)
-    _kill_descendants()
     if os.WIFSIGNALED(status):
         died_of = os.WTERMSIG(status)
         signal.signal(died_of, signal.SIG_DFL)
@@ -216,11 +257,23 @@ def _network_attempts() -> int:
 
 
 def _exec(argv: list[str]) -> None:
-    try:
-        os.execvp(argv[0], argv)
-    except OSError as e:
-        print(f"{_MARKER} cannot run {argv[0]}: {e.strerror}", file=sys.stderr, flush=True)
-        os._exit(127)
+    """Become `argv`, searching PATH as execvp does.
+
+    Not os.execvp: its PATH lookup imports `warnings`, which a confined launcher (landlock,
+    another uid) may no longer be able to read.
+    """
+    name = argv[0]
+    dirs = [""] if "/" in name else os.environ.get("PATH", os.defpath).split(os.pathsep)
+    error: OSError = FileNotFoundError(2, "No such file or directory")
+    for folder in dirs:
+        try:
+            os.execv(os.path.join(folder, name) if folder else name, argv)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as e:  # e.g. EACCES: remembered, as execvp does, while looking further
+            error = e
+    print(f"{_MARKER} cannot run {name}: {error.strerror}", file=sys.stderr, flush=True)
+    os._exit(127)
 
 
 def _setup(config: dict[str, Any]) -> tuple[socket.socket | None, int | None]:
@@ -254,7 +307,7 @@ def _setup(config: dict[str, Any]) -> tuple[socket.socket | None, int | None]:
 def main(args: list[str]) -> int:
     """Entry point; `args` is ``[CONFIG, "--", AGENT_ARGV...]``."""
     if len(args) < 3 or args[1] != "--":
-        print(f"{_MARKER} usage: _launcher.py CONFIG -- ARGV...", file=sys.stderr)
+        print(f"{_MARKER} usage: _launch.py CONFIG -- ARGV...", file=sys.stderr)
         return 2
     try:
         config = marshal.loads(bytes.fromhex(args[0]))
@@ -268,7 +321,8 @@ def main(args: list[str]) -> int:
         return SETUP_FAILED
     argv = args[2:]
     if config.get("supervise"):
-        return _supervise(argv, report, bool(config.get("count_network")))
+        scratch = config.get("count_scratch") or {}
+        return _supervise(argv, report, bool(config.get("count_network")), scratch)
     _exec(argv)
     return 127  # not reached
 

@@ -22,6 +22,12 @@ NONE_WARNING = (
 )
 
 
+def _protect_warning(spec: SandboxSpec) -> tuple[str, ...]:
+    if not spec.protect:
+        return ()
+    return (f"sandbox 'none' cannot keep {len(spec.protect)} path(s) read-only",)
+
+
 class NoneSandbox:
     """Runs the agent as is, apart from rlimits and killing what it leaves behind."""
 
@@ -51,7 +57,7 @@ class NoneSandbox:
             dict(spec.env),
             spec.workspace,
             self.level,
-            warnings=(NONE_WARNING,),
+            warnings=(NONE_WARNING, *_protect_warning(spec)),
             report_path=scratch / "report",
             _setup=setup,
         )

@@ -26,6 +26,8 @@ class JailedRun:
     """Processes the agent left running when it exited (all killed); None if unknown."""
     network_attempts: int | None
     """Connections and datagrams tried other than to the gateway (bwrap only; all failed)."""
+    outside_writes: int | None
+    """Files and folders left in the jail's private /tmp, /var/tmp, /dev/shm (bwrap only)."""
     warnings: tuple[str, ...]
     """Weaknesses of this jail (e.g. landlock without network restriction)."""
 
@@ -63,5 +65,6 @@ def run_jailed(
         jail_failure=jailed.failure(result.exit_code, result.stderr),
         leftover_processes=jailed.leftover_processes,
         network_attempts=jailed.network_attempts,
+        outside_writes=jailed.outside_writes,
         warnings=jailed.warnings,
     )

@@ -46,6 +46,10 @@ class SandboxSpec(BaseModel):
     """The per-trial HOME: read-write. It must not contain or be contained in the workspace."""
     readonly: list[Path] = Field(default_factory=list)
     """Extra read-only paths (the agent CLI's install dir, toolchains). Missing ones are skipped."""
+    protect: list[Path] = Field(default_factory=list)
+    """Paths inside the workspace shown read-only (grading's injected held-out tests): the
+    jailed uid can neither write, delete nor rename them. Enforced by bwrap only; landlock
+    and none warn that they cannot."""
     hide: list[Path] = Field(default_factory=list)
     """Paths masked with an empty directory even when they lie inside a visible tree
     (the harness's own package, which ships the bundled suite, is always hidden)."""
@@ -82,7 +86,7 @@ class SandboxSpec(BaseModel):
             raise ValueError(f"must be an absolute path, got {value}")
         return value
 
-    @field_validator("readonly", "hide")
+    @field_validator("readonly", "protect", "hide")
     @classmethod
     def _all_absolute(cls, value: list[Path]) -> list[Path]:
         for path in value:
@@ -99,6 +103,9 @@ class SandboxSpec(BaseModel):
         ws, home = self.workspace, self.home
         if ws == home or ws.is_relative_to(home) or home.is_relative_to(ws):
             raise ValueError("workspace and home must be separate trees")
+        for path in self.protect:
+            if not path.is_relative_to(ws) or path == ws:
+                raise ValueError(f"protect paths must lie inside the workspace, got {path}")
         for name in ("memory_mb", "max_processes", "max_file_mb"):
             limit = getattr(self, name)
             if limit is not None and limit <= 0:

@@ -1,4 +1,5 @@
-"""Tamper report: which protected files (visible tests, oracle, test config) the agent changed.
+"""Tamper report: which protected files (visible tests, oracle, test config) the agent changed,
+and how much it left outside its workspace.
 
 Data, not a verdict: the grader decides what a change means (`tests-preserved`, restoring
 test infrastructure from the pristine copy before the hidden run). Symlinks are compared as
@@ -68,6 +69,11 @@ class TamperReport(BaseModel):
     pattern naming a directory covers everything below it)."""
     changes: list[FileChange] = Field(default_factory=list)
     """Every change found, sorted by path."""
+    outside_writes: int | None = None
+    """Files and folders the agent left outside its workspace and HOME: in the bwrap jail's
+    private /tmp, /var/tmp and /dev/shm when it ended (all thrown away with the jail). Writes
+    that were refused (read-only or missing paths) are not seen. None when not measured
+    (landlock: /tmp is not writable at all; none: the host's /tmp cannot be attributed)."""
 
     @property
     def tampered(self) -> bool:

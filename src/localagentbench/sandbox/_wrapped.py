@@ -136,6 +136,9 @@ class Wrapped:
     network_attempts: int | None = None
     """Set on leaving the block (bwrap only): TCP connections and datagrams the agent tried
     other than to the gateway; all failed. None when unknown."""
+    outside_writes: int | None = None
+    """Set on leaving the block (bwrap only): files and folders the agent left in the jail's
+    private /tmp, /var/tmp and /dev/shm, thrown away with the jail. None when unknown."""
     _setup: Setup | None = field(default=None, repr=False)
     _stack: contextlib.ExitStack[bool | None] | None = field(default=None, repr=False)
 
@@ -187,4 +190,5 @@ class Wrapped:
             counts = read_report(self.report_path)
             self.leftover_processes = counts.get("leftover_processes")
             self.network_attempts = counts.get("network_attempts")
+            self.outside_writes = counts.get("outside_writes")
         stack.close()
