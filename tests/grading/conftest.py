@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,12 +17,13 @@ Grader = Callable[..., Verdict]
 
 @pytest.fixture
 def graded(tmp_path: Path) -> Grader:
-    """``graded(task_dir, edit=fn, answer=..., deleted=[...])``: copy the task's repo as the
-    pristine tree and as the workspace, let ``edit(workspace)`` play the agent, grade."""
+    """``graded(task_dir, edit=fn, answer=..., deleted=[...], **grade_options)``: copy the
+    task's repo as the pristine tree and as the workspace, let ``edit(workspace)`` play the
+    agent, grade."""
 
     def run(task_dir: Path, edit: Callable[[Path], None] | None = None, *,
             answer: str | None = "Done.", deleted: list[str] | None = None,
-            with_pristine: bool = True) -> Verdict:  # fmt: skip
+            with_pristine: bool = True, **options: Any) -> Verdict:  # fmt: skip
         [task] = load_tasks(task_dir.parent, [task_dir.name])
         trial = tmp_path / "trial"
         if trial.exists():
@@ -33,6 +35,6 @@ def graded(tmp_path: Path) -> Grader:
             edit(work)
         return grade(task, workspace=work, scratch=trial / "grade", log_dir=trial / "logs",
                      final_answer=answer, deleted=deleted or [],
-                     pristine=pristine if with_pristine else None)  # fmt: skip
+                     pristine=pristine if with_pristine else None, **options)  # fmt: skip
 
     return run

@@ -17,18 +17,21 @@ def test_inject_replaces_a_symlinked_folder_instead_of_writing_through_it(tmp_pa
     outside = tmp_path / "outside"
     outside.mkdir()
     work = tmp_path / "work"
-    work.mkdir()
-    (work / "tests").symlink_to(outside)
+    (work / "elsewhere").mkdir(parents=True)
+    (work / "tests").symlink_to("elsewhere")  # inside the tree: kept as a link
+    (work / "leak").symlink_to(outside)  # out of the tree: left out of the copy
     material = tmp_path / "heldout"
     (material / "tests").mkdir(parents=True)
     (material / "tests" / "test_hidden.py").write_text("HIDDEN")
     dest = tmp_path / "copy"
-    private_copy(work, dest)
+    assert [line.split(":")[0] for line in private_copy(work, dest)] == ["leak"]
     assert (dest / "tests").is_symlink()  # copied as a link, not followed
+    assert not os.path.lexists(dest / "leak")
     injected = inject(material, dest)
     assert injected == ["tests/test_hidden.py"]
     assert not (dest / "tests").is_symlink()
     assert (dest / "tests" / "test_hidden.py").read_text() == "HIDDEN"
+    assert list((dest / "elsewhere").iterdir()) == []
     assert list(outside.iterdir()) == []
 
 
@@ -48,14 +51,16 @@ def test_inject_replaces_a_symlinked_file(tmp_path: Path):
 
 
 def test_private_copy_does_not_follow_links_out_of_the_workspace(tmp_path: Path):
+    """Threat: a link to a folder outside makes the grader copy (and grade) what it points at."""
     secret = tmp_path / "secret"
     secret.mkdir()
     (secret / "big.bin").write_bytes(b"x" * 10)
     work = tmp_path / "work"
     work.mkdir()
     os.symlink(secret, work / "escape")
-    private_copy(work, tmp_path / "copy")
-    assert (tmp_path / "copy" / "escape").is_symlink()
+    skipped = private_copy(work, tmp_path / "copy")
+    assert not os.path.lexists(tmp_path / "copy" / "escape")
+    assert skipped[0].startswith("escape: ")
 
 
 def test_printed_pass_lines_do_not_beat_exit_codes(make_task, tmp_path: Path):

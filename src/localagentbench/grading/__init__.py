@@ -1,4 +1,9 @@
-"""Stage 5: grading, a separate step that never trusts the agent."""
+"""Stage 5: grading, a separate step that never trusts the agent.
+
+The workspace arrives as a tar stream that follows no link (`private_copy`); every grading
+command runs in its own jail (`GradingJail`: the run's sandbox, no network, held-out files
+read-only); the verdict records the isolation it had.
+"""
 
 from localagentbench.grading._checks import (
     CheckContext,
@@ -11,14 +16,11 @@ from localagentbench.grading._claims import claims_done
 from localagentbench.grading._commands import run_commands
 from localagentbench.grading._damage import damage
 from localagentbench.grading._grade import correctness_of, grade
-from localagentbench.grading._inject import (
-    TEST_INFRA_FILES,
-    inject,
-    private_copy,
-    restore_test_infra,
-)
+from localagentbench.grading._inject import TEST_INFRA_FILES, inject, restore_test_infra
+from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._reports import TestReport, detect_runner, parse_report
 from localagentbench.grading._results import CheckResult, CheckStatus, CommandsResult, Verdict
+from localagentbench.grading._transfer import private_copy
 
 __all__ = [
     "TEST_INFRA_FILES",
@@ -28,6 +30,7 @@ __all__ = [
     "CheckResult",
     "CheckStatus",
     "CommandsResult",
+    "GradingJail",
     "TestReport",
     "Verdict",
     "check_kinds",

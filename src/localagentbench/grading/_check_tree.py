@@ -10,7 +10,7 @@ from pathlib import Path
 from localagentbench.grading._checks import CheckContext, CheckOutcome, error, failed, passed
 from localagentbench.grading._commands import run_commands
 from localagentbench.grading._files import DEFAULT_TEST_GLOBS, matches, read_bytes, regular_files
-from localagentbench.grading._inject import private_copy
+from localagentbench.grading._transfer import private_copy
 from localagentbench.tasks import Check
 
 __all__ = ["command", "diff_range", "regression_test_added", "tests_preserved", "count_tests"]
@@ -38,7 +38,7 @@ def _need_pristine(ctx: CheckContext) -> CheckOutcome | None:
 
 def command(check: Check, ctx: CheckContext) -> CheckOutcome:
     assert check.command is not None
-    ran = run_commands(check.command, timeout_s=check.timeout_s, cwd=ctx.tree, env=ctx.env,
+    ran = run_commands(check.command, timeout_s=check.timeout_s, cwd=ctx.tree, jail=ctx.jail,
                        log_dir=ctx.log_dir, label=ctx.label, cancel=ctx.cancel)  # fmt: skip
     return passed("all commands exited 0") if ran.passed else failed(ran.reason)
 
@@ -164,7 +164,7 @@ def regression_test_added(check: Check, ctx: CheckContext) -> CheckOutcome:
                 for argv in check.command]  # fmt: skip
 
     def ran(cwd_label: str, cwd: Path) -> bool:
-        return run_commands(commands, timeout_s=check.timeout_s, cwd=cwd, env=ctx.env,
+        return run_commands(commands, timeout_s=check.timeout_s, cwd=cwd, jail=ctx.jail,
                             log_dir=ctx.log_dir, label=f"{ctx.label}-{cwd_label}",
                             cancel=ctx.cancel).passed  # fmt: skip
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._results import CheckResult, CheckStatus
 from localagentbench.tasks import Check
 
@@ -30,7 +31,8 @@ class CheckContext:
     pristine: Path | None
     """The task's pristine tree (no ``.git``); None when the caller has none."""
     final_answer: str | None
-    env: dict[str, str]
+    jail: GradingJail
+    """Where commands run (the run's sandbox, no network, a private HOME)."""
     log_dir: Path
     scratch: Path
     """Private scratch folder for this check."""

@@ -1,12 +1,14 @@
-"""Running test commands: exit codes decide; per-test reports count, from private files."""
+"""Running test commands, jailed: exit codes decide; per-test reports count, from private files."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 from localagentbench._io import atomic_write_text
-from localagentbench._proc import ProcessResult, run_process
+from localagentbench._proc import ProcessResult
+from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._reports import (
     TestReport,
     detect_runner,
@@ -21,10 +23,10 @@ GO_JSON_CAP = 50_000_000
 """Bytes of ``go test -json`` stdout kept: the report must not be cut."""
 
 
-def _log(path: Path, result: ProcessResult) -> None:
+def _log(path: Path, argv: list[str], isolation: str, result: ProcessResult) -> None:
     status = "timeout" if result.timed_out else f"exit {result.exit_code}"
     text = (
-        f"$ {' '.join(result.argv)}\n# {status} in {result.wall_s:.2f}s\n"
+        f"$ {' '.join(argv)}\n# {status} in {result.wall_s:.2f}s, jail: {isolation}\n"
         f"{'# could not start: ' + result.start_error + chr(10) if result.start_error else ''}"
         f"--- stdout ---\n{result.stdout}\n--- stderr ---\n{result.stderr}\n"
     )
@@ -36,12 +38,14 @@ def run_one(
     *,
     timeout_s: float,
     cwd: Path,
-    env: dict[str, str],
+    jail: GradingJail,
     log: Path,
     report_dir: Path | None,
+    protect: Sequence[Path] = (),
     cancel: threading.Event | None = None,
 ) -> tuple[ProcessResult, TestReport | None]:
-    """Run one command, instrumented for a per-test report when its runner is known."""
+    """Run one command in `jail` on the tree `cwd`, instrumented for a per-test report when
+    its runner is known. `report_dir` must lie in the jail's HOME (the runner writes there)."""
     runner = detect_runner(argv) if report_dir is not None else None
     report_file = None
     if runner is not None and report_dir is not None:
@@ -50,9 +54,12 @@ def run_one(
         report_file.unlink(missing_ok=True)
         argv = instrument(argv, runner, report_file)
     cap = GO_JSON_CAP if runner == "go" else 1_000_000
-    result = run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, cancel=cancel, output_cap=cap)
-    _log(log, result)
-    if runner is None or report_file is None or result.truncated:
+    result = jail.run(argv, cwd=cwd, timeout_s=timeout_s, output_cap=cap, protect=protect,
+                      cancel=cancel)  # fmt: skip
+    _log(log, argv, jail.isolation, result)
+    if runner is None or report_file is None or (runner == "go" and result.truncated):
+        return result, None  # go's report is its stdout: cut, it cannot be read
+    if report_file.is_symlink():  # planted by the code under test: never followed
         return result, None
     return result, parse_report(runner, report_file, result.stdout)
 
@@ -62,19 +69,23 @@ def run_commands(
     *,
     timeout_s: float,
     cwd: Path,
-    env: dict[str, str],
+    jail: GradingJail,
     log_dir: Path,
     label: str,
     cancel: threading.Event | None = None,
     report_dir: Path | None = None,
+    protect: Sequence[Path] = (),
 ) -> CommandsResult:
     """Run each command (all of them, for complete logs); passed only if every one exits 0.
 
-    With ``report_dir`` (a folder the agent cannot reach) pytest, ``go test`` and
+    Each runs in `jail` (see `GradingJail`) with `protect` read-only. With ``report_dir``
+    (in the jail's HOME, which the agent never had) pytest, ``go test`` and
     ``node --test`` commands also report per test: ``tests_passed``/``tests_total``
     are filled, a runner that collected zero tests fails the result, and a
     report that claims every test passed while the command failed counts no
-    test as passed (the exit code is believed, the report is not).
+    test as passed (the exit code is believed, the report is not), and a run
+    that exits 0 without leaving its report (the code under test ended the
+    runner early) is not a pass.
     """
     exit_codes: list[int | None] = []
     reasons = []
@@ -86,9 +97,10 @@ def run_commands(
             argv,
             timeout_s=timeout_s,
             cwd=cwd,
-            env=env,
+            jail=jail,
             log=log_dir / f"{label}-{i}.log",
             report_dir=report_dir,
+            protect=protect,
             cancel=cancel,
         )
         timed_out |= result.timed_out
@@ -101,6 +113,9 @@ def run_commands(
             reasons.append(f"`{' '.join(argv)}` exited {result.exit_code}")
         if report is None:
             counted = False
+            if result.ok and report_dir is not None and detect_runner(argv) is not None:
+                reasons.append(f"`{' '.join(argv)}` exited 0 but its runner left no per-test "
+                               "report (cut short, e.g. by os._exit(0)): not a pass")  # fmt: skip
             continue
         if report.total == 0:
             reasons.append(f"`{' '.join(argv)}` collected no tests (zero tests is never a pass)")

@@ -1,27 +1,33 @@
-"""Grading: a separate step that never trusts the agent (SPEC section 2, step 4).
+"""Grading: a separate step that never trusts the agent (SPEC sections 2 and 5).
 
-Visible oracle in the workspace; held-out tests injected into a private copy
-made without following symlinks; fail-to-pass and pass-to-pass on the pristine
-tree and after the agent; extra checks; damage. Exit codes decide; per-test
-reports (written to a private folder the agent never sees) give partial
-credit and catch "zero tests collected".
+The workspace is first transferred into a private copy as a tar stream that
+follows no link. Visible oracle in the workspace; held-out tests injected into
+the copy, test infrastructure restored from the pristine tree; fail-to-pass and
+pass-to-pass on the pristine tree and after the agent; extra checks; damage.
+Every command runs in its own jail (the run's sandbox, no network, the held-out
+files read-only). Exit codes decide; per-test reports (written to the jail's
+private HOME, which the agent never had) give partial credit and catch "zero
+tests collected".
 """
 
 from __future__ import annotations
 
 import shutil
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
-from localagentbench._env import grading_env
 from localagentbench._io import atomic_write_text
 from localagentbench.grading._checks import CheckContext, run_check
 from localagentbench.grading._claims import claims_done
 from localagentbench.grading._commands import run_commands
 from localagentbench.grading._damage import damage as find_damage
-from localagentbench.grading._inject import inject, private_copy, restore_test_infra
+from localagentbench.grading._inject import inject, restore_test_infra, test_infra_paths
+from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._results import CommandsResult, Verdict
 from localagentbench.grading._testids import named_test_checks
+from localagentbench.grading._transfer import private_copy
+from localagentbench.sandbox import Sandbox, select
 from localagentbench.tasks import Task
 
 __all__ = ["correctness_of", "grade", "run_commands"]
@@ -56,6 +62,8 @@ def grade(
     deleted: list[str],
     cancel: threading.Event | None = None,
     pristine: Path | None = None,
+    sandbox: Sandbox | None = None,
+    hide: Sequence[Path] = (),
 ) -> Verdict:
     """Decide about ``workspace`` after the agent has stopped. ``scratch`` is private to grading.
 
@@ -63,28 +71,37 @@ def grade(
     runs fail_to_pass / pass_to_pass before and after, the checks that compare
     with the original (diff-range, tests-preserved, regression-test-added) and
     the parse-damage scan. Without it those report an error rather than a pass.
+    ``sandbox`` is the backend every grading command runs in (default: the best
+    that works here, as `select` picks); ``hide`` names harness paths it must mask.
     """
-    home = scratch / "home"
-    home.mkdir(parents=True, exist_ok=True)
-    env = grading_env(home)
+    jail = GradingJail(sandbox or select(None), scratch / "home", tuple(hide))
+    # The held-out run gets a HOME the visible oracle (the agent's own test set-up) never had.
+    hidden_jail = jail.with_home(scratch / "home-hidden")
+    scratch.mkdir(parents=True, exist_ok=True)
     log_dir.mkdir(parents=True, exist_ok=True)
-    reports = _fresh(scratch / "reports")
+    reports = _fresh(jail.home / ".lab-reports")
+    hidden_reports = _fresh(hidden_jail.home / ".lab-reports")
+
+    # Copied before any grading command runs the agent's code.
+    tree = _fresh(scratch / "tree")
+    not_transferred = private_copy(workspace, tree)
+    if not_transferred:
+        atomic_write_text(log_dir / "not-transferred.txt", "\n".join(not_transferred) + "\n")
 
     visible = run_commands(
         task.oracle.command,
         timeout_s=task.oracle.timeout_s,
         cwd=workspace,
-        env=env,
+        jail=jail,
         log_dir=log_dir,
         label="visible",
         cancel=cancel,
         report_dir=reports / "visible",
     )
 
-    tree = _fresh(scratch / "tree")
-    private_copy(workspace, tree)
     pristine_tree = None
     heldout = None
+    protected: list[str] = []
     if task.heldout is not None:
         material = task.resolve(task.heldout.path)
         if pristine is not None:
@@ -92,28 +109,34 @@ def grade(
             atomic_write_text(log_dir / "heldout-restored.txt", "\n".join(restored) + "\n")
         injected = inject(material, tree)
         atomic_write_text(log_dir / "heldout-injected.txt", "\n".join(injected) + "\n")
+        protected = sorted({*injected, *test_infra_paths(tree)})
         heldout = run_commands(
             task.heldout.command,
             timeout_s=task.heldout.timeout_s,
             cwd=tree,
-            env=env,
+            jail=hidden_jail,
             log_dir=log_dir,
             label="heldout",
             cancel=cancel,
-            report_dir=reports / "heldout",
+            report_dir=hidden_reports / "heldout",
+            protect=[tree / rel for rel in protected],
         )
     if pristine is not None and (task.fail_to_pass or task.pass_to_pass):
         pristine_tree = _fresh(scratch / "pristine-tree")
         private_copy(pristine, pristine_tree)
         if task.heldout is not None:
             inject(task.resolve(task.heldout.path), pristine_tree)
+            # The held-out run executed the agent's code in `tree`: undo any test set-up
+            # it added there (what was protected could not change).
+            restore_test_infra(pristine, tree)
 
-    checks = named_test_checks(task, tree=tree, pristine_tree=pristine_tree, env=env,
-                            log_dir=log_dir, report_dir=reports / "ids", cancel=cancel)  # fmt: skip
+    checks = named_test_checks(task, tree=tree, pristine_tree=pristine_tree, jail=hidden_jail,
+                               log_dir=log_dir, report_dir=hidden_reports / "ids",
+                               protect=protected, cancel=cancel)  # fmt: skip
     for i, check in enumerate(task.checks):
         name = check.name or f"{check.kind}-{i}"
         ctx = CheckContext(workspace=workspace, tree=tree, pristine=pristine,
-                           final_answer=final_answer, env=env, log_dir=log_dir,
+                           final_answer=final_answer, jail=jail, log_dir=log_dir,
                            scratch=_fresh(scratch / f"check-{i}"), label=f"check-{i}",
                            cancel=cancel)  # fmt: skip
         ctx.scratch.mkdir(parents=True)
@@ -133,4 +156,6 @@ def grade(
         visible=visible,
         heldout=heldout,
         checks=checks,
+        isolation=jail.isolation,
+        not_transferred=not_transferred,
     )

@@ -1,9 +1,9 @@
-"""Private copies and held-out injection that never follow a symlink out of the tree.
+"""Held-out injection and test-infrastructure restoring that never follow a symlink.
 
-The workspace belongs to the agent: any path in it may be a symlink planted to
-make the grader read or write elsewhere. Copies keep symlinks as links; the
-injection replaces any link, file or directory standing where a held-out file
-or one of its parent folders must go.
+The copy being graded came from the agent: any path in it may be a symlink
+planted to make the grader read or write elsewhere. The injection replaces any
+link, file or directory standing where a held-out file or one of its parent
+folders must go (the copy itself is made by `_transfer.private_copy`).
 """
 
 from __future__ import annotations
@@ -13,12 +13,7 @@ import shutil
 import stat
 from pathlib import Path
 
-__all__ = ["TEST_INFRA_FILES", "inject", "private_copy", "restore_test_infra"]
-
-
-def private_copy(src: Path, dest: Path) -> None:
-    """Copy the workspace into ``dest`` (created) keeping symlinks as links, without ``.git``."""
-    shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+__all__ = ["TEST_INFRA_FILES", "inject", "restore_test_infra", "test_infra_paths"]
 
 
 def _make_real_dir(path: Path) -> None:
@@ -84,6 +79,17 @@ hidden run they are put back as the pristine fixture had them: the agent cannot 
 how held-out tests are collected or reported."""
 
 
+def test_infra_paths(tree: Path) -> list[str]:
+    """Relative paths of the test-infrastructure files in ``tree``, sorted (links not followed)."""
+    names = set(TEST_INFRA_FILES)
+    found: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(tree, followlinks=False):
+        dirnames[:] = [d for d in dirnames if d not in (".git", "node_modules")]
+        rel_dir = Path(dirpath).relative_to(tree)
+        found |= {str(rel_dir / n) for n in filenames + dirnames if n in names}
+    return sorted(found)
+
+
 def restore_test_infra(pristine: Path, tree: Path) -> list[str]:
     """Make every test-infrastructure file of ``tree`` what it is in ``pristine``.
 
@@ -91,13 +97,7 @@ def restore_test_infra(pristine: Path, tree: Path) -> list[str]:
     back. Links are never followed. Returns the relative paths changed, sorted.
     """
     changed = []
-    names = set(TEST_INFRA_FILES)
-    found: set[str] = set()
-    for root in (tree, pristine):
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-            dirnames[:] = [d for d in dirnames if d not in (".git", "node_modules")]
-            rel_dir = Path(dirpath).relative_to(root)
-            found |= {str(rel_dir / n) for n in filenames + dirnames if n in names}
+    found = {*test_infra_paths(tree), *test_infra_paths(pristine)}
     for rel in sorted(found):
         ours, theirs = pristine / rel, tree / rel
         original = ours.read_bytes() if ours.is_file() and not ours.is_symlink() else None

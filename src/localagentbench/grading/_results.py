@@ -68,3 +68,9 @@ class Verdict(BaseModel):
     visible: CommandsResult
     heldout: CommandsResult | None
     checks: list[CheckResult]
+    isolation: str | None = None
+    """The sandbox level grading's commands ran in (bwrap, landlock, none); None for verdicts
+    from before it was recorded."""
+    not_transferred: list[str] = Field(default_factory=list)
+    """Workspace entries left out of the graded copy, as ``path: reason`` (links that are
+    absolute or lead out of the tree, special files, unreadable entries)."""

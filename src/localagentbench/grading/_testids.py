@@ -11,10 +11,12 @@ not held against the agent.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
 from localagentbench.grading._commands import run_one
+from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._reports import TestReport, detect_runner, select_tests
 from localagentbench.grading._results import CheckResult
 from localagentbench.tasks import Task
@@ -56,12 +58,16 @@ def named_test_checks(
     *,
     tree: Path,
     pristine_tree: Path | None,
-    env: dict[str, str],
+    jail: GradingJail,
     log_dir: Path,
     report_dir: Path,
+    protect: Sequence[str] = (),
     cancel: threading.Event | None = None,
 ) -> list[CheckResult]:
-    """Results for the task's fail_to_pass and pass_to_pass ids (empty when it names none)."""
+    """Results for the task's fail_to_pass and pass_to_pass ids (empty when it names none).
+
+    Both trees run in `jail` with the injected held-out files `protect` (relative paths)
+    read-only."""
     ids = [*task.fail_to_pass, *task.pass_to_pass]
     if not ids:
         return []
@@ -82,9 +88,11 @@ def named_test_checks(
             continue
         argv = select_tests(base, runner, names)
         for label, cwd in (("pristine", pristine_tree), ("agent", tree)):
-            _, runs[kind, label] = run_one(argv, timeout_s=timeout, cwd=cwd, env=env,
+            _, runs[kind, label] = run_one(argv, timeout_s=timeout, cwd=cwd, jail=jail,
                                            log=log_dir / f"{kind}-{label}.log",
-                                           report_dir=report_dir, cancel=cancel)  # fmt: skip
+                                           report_dir=report_dir,
+                                           protect=[cwd / rel for rel in protect],
+                                           cancel=cancel)  # fmt: skip
     missing = [key for key, report in runs.items() if report is None]
     if missing:
         where = "pristine tree" if missing[0][1] == "pristine" else "agent's tree"

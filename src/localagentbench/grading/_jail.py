@@ -1,0 +1,78 @@
+"""Grading commands run in their own jail: no network, the held-out tests read-only.
+
+Every command grading runs (the visible oracle, the held-out tests, fail-to-pass and
+pass-to-pass, command checks) executes the agent's code, so it runs in the run's sandbox
+backend like the agent did: the copy being graded read-write and its only project tree, a
+private HOME, no network at all (no gateway forward), the injected held-out files mounted
+read-only over it. The task tree, the held-out material and the references stay invisible.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from localagentbench._env import grading_env
+from localagentbench._proc import ProcessResult
+from localagentbench.sandbox import Sandbox, SandboxError, SandboxSpec, run_jailed
+
+__all__ = ["GradingJail"]
+
+
+@dataclass(frozen=True)
+class GradingJail:
+    """Where grading commands run: the run's backend, a private HOME, a clean environment."""
+
+    sandbox: Sandbox
+    """The backend (the run's: bwrap, landlock, else none); its level is recorded."""
+    home: Path
+    """HOME of the jailed commands (read-write); must lie outside every tree graded."""
+    hide: tuple[Path, ...] = ()
+    """Harness paths to mask should they lie inside a read-only tree (task tree, run dir)."""
+
+    @property
+    def isolation(self) -> str:
+        """The level enforced, as recorded in the verdict's `isolation`."""
+        return self.sandbox.level
+
+    def with_home(self, home: Path) -> GradingJail:
+        """The same jail with another HOME (the held-out run gets one the agent's code, run by
+        the visible oracle, has not written)."""
+        return dataclasses.replace(self, home=home)
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        timeout_s: float,
+        output_cap: int,
+        protect: Sequence[Path] = (),
+        cancel: threading.Event | None = None,
+    ) -> ProcessResult:
+        """Run `argv` jailed in the tree `cwd`, with `protect` (inside it) read-only.
+
+        A command that cannot be executed comes back with ``start_error`` set, as from
+        `run_process`; a jail that cannot start raises `SandboxError` (an infra error).
+        """
+        self.home.mkdir(parents=True, exist_ok=True)
+        spec = SandboxSpec(
+            workspace=cwd,
+            home=self.home,
+            env=grading_env(self.home),
+            network="none",
+            protect=list(protect),
+            hide=list(self.hide),
+        )
+        ran = run_jailed(
+            self.sandbox, argv, spec, timeout_s=timeout_s, output_cap=output_cap, cancel=cancel
+        )
+        if ran.jail_failure is None:
+            return ran.result
+        if ran.result.exit_code == 127 and "cannot run" in ran.jail_failure:
+            reason = ran.jail_failure.partition("cannot run ")[2] or ran.jail_failure
+            return dataclasses.replace(ran.result, exit_code=None, start_error=reason)
+        raise SandboxError(f"grading jail ({ran.isolation}) could not start: {ran.jail_failure}")
