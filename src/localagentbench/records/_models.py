@@ -105,6 +105,12 @@ class TrialRecord(BaseModel):
     """Connections the agent tried other than to the gateway (all failed); None if unknown."""
     tamper: TamperReport | None = None
     """Edits to visible tests, oracle files and test configuration (data, not a verdict)."""
+    grading_isolation: str | None = None
+    """The sandbox level grading's commands (oracle, held-out tests, checks) ran in; None in
+    records from before it was recorded."""
+    not_transferred: list[str] = Field(default_factory=list)
+    """Workspace entries left out of the graded copy, as ``path: reason`` (links that are
+    absolute or lead out of the workspace, special files)."""
 
     @model_validator(mode="before")
     @classmethod

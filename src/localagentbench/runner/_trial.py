@@ -20,6 +20,7 @@ from localagentbench.runner._config import Configuration
 from localagentbench.sandbox import (
     TEST_INFRA_PATTERNS,
     NoneSandbox,
+    ObservedSandbox,
     Sandbox,
     TamperReport,
     tamper_report,
@@ -169,6 +170,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
             )
         dirs = prepare_workspace(pristine, env.scratch_root)
         agent = env.agents[config.id]
+        sandbox = ObservedSandbox(env.sandbox)  # this trial's jails, for their own counts
         route = _open_route(env, plan, agent, dirs.work, folder)
         ctx = AgentContext(
             trial_id=plan.id,
@@ -179,7 +181,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
             timeout_s=task.timeout_s,
             route=route,
             gateway_port=env.gateway.port if route and env.gateway else None,
-            sandbox=env.sandbox,
+            sandbox=sandbox,
             hide=env.hide,
             cancel=env.cancel,
         )
@@ -196,6 +198,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         patch = diff.encode("utf-8", errors="surrogateescape")
         atomic_write_bytes(folder / "patch.diff", patch)
         tamper = _tamper(task, pristine, dirs.work, dirs.root / "pristine")
+        tamper = tamper.model_copy(update={"outside_writes": sandbox.outside_writes})
         status, error = _status(outcome, traffic)
         graded_at = time.monotonic()
         if status == "infra_error":
@@ -210,6 +213,8 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
                 deleted=deleted,
                 cancel=env.cancel,
                 pristine=dirs.root / "pristine",
+                sandbox=env.sandbox,
+                hide=env.hide,
             )
         grade_s = time.monotonic() - graded_at
         if (
@@ -264,6 +269,8 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         leftover_processes=outcome.leftover_processes if outcome else None,
         network_attempts=outcome.network_attempts if outcome else None,
         tamper=tamper,
+        grading_isolation=verdict.isolation,
+        not_transferred=verdict.not_transferred,
         visible=verdict.visible,
         heldout=verdict.heldout,
         checks=verdict.checks,
