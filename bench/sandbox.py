@@ -4,12 +4,14 @@
 
 Prints milliseconds per command (median and p90) for the bare subprocess helper and
 for each available sandbox, the added cost and the ratio. Target: under 50 ms added.
+The load average comes first: on a busy machine every figure is inflated.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import statistics
 import sys
 import tempfile
@@ -38,6 +40,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=30)
     args = parser.parse_args()
     logging.disable(logging.WARNING)  # a backend's per-jail warnings are not the figure
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"load average {load} on {os.cpu_count()} CPUs; {args.runs} runs each")
     with tempfile.TemporaryDirectory(prefix="lab-bench-sb-") as tmp:
         root = Path(tmp)
         root.chmod(0o755)

@@ -9,7 +9,10 @@ from __future__ import annotations
 import ctypes
 import os
 import struct
-from collections.abc import Iterable
+
+TYPE_CHECKING = False  # the launcher imports this file: no typing, no collections
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 __all__ = [
     "FS_READ",
