@@ -89,3 +89,23 @@ def test_lane_limits_hold_under_concurrency():
     assert sorted(done) == sorted(j.n for j in jobs)
     assert peak["gpu"] == 1
     assert peak["api"] > 1
+
+
+def test_tool_call_repair_is_part_of_the_configuration(tmp_path: Path, cli) -> None:
+    """A harness effect: it names the CLI configuration and is recorded in matrix ones."""
+    plain = configuration_from_cli("mini-swe-agent", "llamacpp/qwen2.5-coder-0.5b")
+    repaired = configuration_from_cli(
+        "mini-swe-agent", "llamacpp/qwen2.5-coder-0.5b", tool_call_repair=True
+    )
+    assert not plain.tool_call_repair
+    assert repaired.tool_call_repair
+    assert repaired.id == f"{plain.id}-repair"
+    matrix = tmp_path / "m.yaml"
+    matrix.write_text(
+        "configurations:\n  a: {agent: mock, model: scripted/fix-greeting, tool_call_repair: true}\n"
+    )
+    [config] = load_matrix(matrix).configurations
+    assert config.tool_call_repair
+    code, _, err = cli("run", "--config", str(matrix), "--tool-call-repair")
+    assert code == 2
+    assert "tool_call_repair: true" in err
