@@ -17,6 +17,7 @@ from localagentbench.records import (
     ConfigSummary,
     Rate,
     RunDir,
+    RunInfo,
     Summary,
     TrialRecord,
     summarise,
@@ -85,6 +86,7 @@ def leaderboard(c: ConfigSummary) -> dict[str, Any]:
         "median_wall_s": c.median_wall_s,
         "tokens_input": c.tokens_input,
         "tokens_output": c.tokens_output,
+        "repaired_tool_calls": c.repaired_tool_calls,
         "stability": c.stability,
         "composite": c.composite.score if c.composite else None,
         "penalty": c.composite.penalty if c.composite else None,
@@ -106,8 +108,49 @@ def _md_row(c: ConfigSummary) -> dict[str, str]:
         "damage": str(c.damaged),
         "infra errors": str(c.infra_errors),
         "median s": "n/a" if c.median_wall_s is None else f"{c.median_wall_s:.1f}",
+        "tokens/trial": _per_trial(c),
+        "repaired calls": "n/a" if c.repaired_tool_calls is None else str(c.repaired_tool_calls),
         "composite*": composite,
     }
+
+
+def _per_trial(c: ConfigSummary) -> str:
+    """Mean prompt + completion tokens per scored trial, e.g. `3.1k in + 0.2k out`."""
+    if c.tokens_input is None or c.tokens_output is None or not c.trials:
+        return "n/a"
+    return (
+        f"{c.tokens_input / c.trials / 1000:.1f}k in + {c.tokens_output / c.trials / 1000:.1f}k out"
+    )
+
+
+def provenance_lines(infos: list[RunInfo]) -> list[str]:
+    """Where the numbers come from: harness commit, host, and every local model's file digest,
+    runtime and server settings, from each run's run.json."""
+    lines = []
+    for info in infos:
+        host = info.host
+        commit = str(info.harness.get("git_commit") or "unknown")[:12]
+        lines.append(
+            f"- run {info.run_id}: harness {info.harness.get('version')} ({commit}), "
+            f"{host.get('cpu', 'unknown CPU')}, {host.get('cpu_count')} CPUs, "
+            f"isolation {info.isolation}, {info.repeats} repeats"
+        )
+        for config in info.configurations:
+            model = config.model_info
+            repair = "on" if config.tool_call_repair else "off"
+            agent = f"{config.agent} {config.agent_version or ''}".strip()
+            line = (
+                f"  - {config.id}: {agent}, {config.model or 'no model'}, tool_call_repair {repair}"
+            )
+            if model:
+                line += (
+                    f"; {model.get('title') or model.get('name')}, sha256 {model.get('sha256')}"
+                    f" ({'verified' if model.get('verified') else 'not a shipped file'}), "
+                    f"{model.get('runtime')}, {model.get('threads')} threads, "
+                    f"ctx {model.get('ctx')}, {model.get('parallel')} slots"
+                )
+            lines.append(line)
+    return lines
 
 
 def _md_table(rows: list[dict[str, str]]) -> list[str]:
@@ -131,7 +174,7 @@ def _matrix(summary: Summary) -> list[dict[str, str]]:
     return rows
 
 
-def render(summary: Summary, fmt: Format) -> str:
+def render(summary: Summary, fmt: Format, infos: list[RunInfo] | None = None) -> str:
     """The tables in one format. Configurations sorted by id (never by rank: stable diffs)."""
     configs = [summary.configurations[c] for c in sorted(summary.configurations)]
     if fmt is Format.json:
@@ -151,6 +194,8 @@ def render(summary: Summary, fmt: Format) -> str:
         lines += [f"*composite: {summary.quality}.", ""]
     lines += ["## Tasks x configurations (successes / scored trials)", "",
               *_md_table(_matrix(summary))]  # fmt: skip
+    if infos:
+        lines += ["", "## Provenance", "", *provenance_lines(infos)]
     return "\n".join(lines)
 
 
@@ -189,4 +234,4 @@ def tables(
     if not selected:
         raise RunDirError(f"no configuration matches --agents {agents}")
     summary = summarise(",".join(run_id for run_id, _ in loaded), selected, utc_now())
-    typer.echo(render(summary, fmt))
+    typer.echo(render(summary, fmt, [RunDir(run).read_info() for run in runs]))

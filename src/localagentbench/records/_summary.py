@@ -129,6 +129,9 @@ class ConfigSummary(BaseModel):
     median_wall_s: float | None
     tokens_input: int | None
     tokens_output: int | None
+    repaired_tool_calls: int | None = None
+    """Tool calls the gateway's tool_call_repair read out of reply text, summed; None when no
+    trial went through the gateway."""
     pass_hat_k: dict[str, float] = Field(default_factory=dict)
     """k -> mean over tasks of pass^k, same k as pass_at_k."""
     correctness_interval: tuple[float, float] | None = None
@@ -301,6 +304,7 @@ def _config(config_id: str, all_trials: list[TrialRecord]) -> ConfigSummary:
         median_wall_s=median_wall,
         tokens_input=_tokens(scored, "input"),
         tokens_output=_tokens(scored, "output"),
+        repaired_tool_calls=sum(g.repaired_tool_calls for g in gateway) if gateway else None,
         false_success_among_claimed=_rate(sum(r.false_success for r in claimed), len(claimed)),
         false_success_among_all=_rate(sum(r.false_success for r in scored), n),
         overfit_rate=_rate(sum(r.overfit for r in scored), n),

@@ -73,9 +73,21 @@ def resume_options(path: Path, **overrides: object) -> RunOptions:
     """Options that continue the run in ``path`` exactly as it was started."""
     info = RunDir(path).read_info()
     configs = [
-        Configuration.model_validate(c.model_dump(exclude={"agent_version"}))
+        Configuration.model_validate(c.model_dump(exclude={"agent_version", "model_info"}))
         for c in info.configurations
     ]
+    for recorded in info.configurations:
+        now = model_info(recorded.model) if recorded.model_info else None
+        if (
+            now is not None
+            and recorded.model_info
+            and now["sha256"] != recorded.model_info["sha256"]
+        ):
+            raise RunDirError(
+                f"{path}: configuration {recorded.id}: the model file {now['path']} is not the one "
+                f"the run used (sha256 {now['sha256'][:12]}..., recorded "
+                f"{recorded.model_info['sha256'][:12]}...); start a new run instead of resuming"
+            )
     options = RunOptions(
         tasks_dir=Path(info.tasks_dir),
         configurations=configs,
