@@ -87,18 +87,22 @@ def test_plant_a_symlink_for_the_grader_to_follow(attack, tmp_path):
 def test_write_outside_the_workspace(attack, tmp_path):
     """Threat: the agent leaves files in /tmp or the harness user's HOME for later trials."""
     marker = f"lab-attack-{tmp_path.name}"
+    home = Path.home()  # the harness user's: /root, or an ordinary user's own
     record, _ = attack(f"""\
         echo x > /tmp/{marker} 2>/dev/null
-        echo x > /root/{marker} 2>/dev/null
+        echo x > {home}/{marker} 2>/dev/null
         echo x > {tmp_path}/{marker} 2>/dev/null
         echo done
     """)
     assert not Path(f"/tmp/{marker}").exists()
-    assert not Path(f"/root/{marker}").exists()
+    assert not (home / marker).exists()
     assert not (tmp_path / marker).exists()
     assert record.status == "completed"
     assert record.tamper is not None
-    assert record.tamper.outside_writes == 1  # the jail's private /tmp took the one it allowed
+    # The jail's private /tmp took what it allowed: the marker (and, for an ordinary user,
+    # the HOME path when it lies under /tmp, as a folder bwrap made there for a mount).
+    assert record.tamper.outside_writes is not None
+    assert record.tamper.outside_writes >= 1
 
 
 def test_fork_bomb_is_contained(attack, tmp_path):
