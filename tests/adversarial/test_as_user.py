@@ -109,6 +109,8 @@ def test_the_attacks_fail_with_the_harness_as_an_ordinary_user(tmp_path: Path):
                          "--unshare-user", "--unshare-pid", "--", "/bin/true"], timeout_s=30)  # fmt: skip
     if not probe.ok:
         pytest.skip(f"{USER} cannot create user namespaces here: {probe.stderr.strip()}")
+    if not run_process([str(SYSTEM_PYTHON), "-c", "import ensurepip, venv"]).ok:
+        pytest.skip(f"{SYSTEM_PYTHON} cannot make venvs: apt-get install python3-venv")
     python = _ensure_venv()
     work = Path(tempfile.mkdtemp(prefix="lab-as-user-", dir="/tmp"))
     try:
