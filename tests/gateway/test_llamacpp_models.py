@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from labtest import processes_with
 from localagentbench.cli import _models
 from localagentbench.errors import ConfigError
 from localagentbench.gateway.llamacpp import _fetch
 from localagentbench.gateway.llamacpp._catalog import Part, ShippedModel
 from localagentbench.gateway.llamacpp._fetch import fetch, file_digest, resolve, verify
+from localagentbench.gateway.llamacpp._server import runtime_version
 
 PIECES = [b"GGUF" + b"a" * 1000, b"b" * 777, b"c" * 5]
 JOINED = b"".join(PIECES)
@@ -173,3 +175,25 @@ def test_models_cli_and_doctor_list_shipped_and_own_files(
     code, out, _ = cli("models", "verify", "tiny")
     assert code == 1
     assert "BAD  tiny" in out
+
+
+@pytest.mark.skipif(runtime_version() is None, reason="pip install 'localagentbench[local-model]'")
+def test_a_broken_model_file_stops_the_run_in_one_line(
+    tmp_path: Path, make_task: Callable[..., Path], cli: Callable[..., tuple[int, str, str]]
+) -> None:
+    """A file that starts like GGUF but is not a model: no trial runs, the error names the
+    file, the server's log and what to check, and no server process is left."""
+    make_task()
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + b"\0" * 64)
+    code, _, err = cli("run", "--tasks", str(tmp_path / "suite"), "--agent", "command",
+                       "--agent-cmd", "true", "--model", f"llamacpp/{broken}",
+                       "--out", str(tmp_path / "run"))  # fmt: skip
+    assert code == 2
+    [line] = err.strip().splitlines()
+    assert f"llamacpp:{broken}" in line
+    assert "models verify" in line
+    assert "no trial was run" in line
+    assert list((tmp_path / "run" / "llamacpp").glob("broken.log"))
+    assert not list((tmp_path / "run").glob("trials/*/record.json"))
+    assert not processes_with(f"--model\0{broken}")

@@ -22,6 +22,10 @@ from localagentbench._proc import Service
 from localagentbench.gateway._errors import BackendUnavailable
 
 INSTALL_HINT = "pip install 'localagentbench[local-model]'"
+MODEL_HINT = (
+    "that the file is a complete GGUF model this llama.cpp build supports "
+    "(`localagentbench models verify` for shipped ones) and that there is RAM for its context"
+)
 
 
 def runtime_version() -> str | None:
@@ -111,7 +115,7 @@ class LlamaServer:
         if "address" not in info:
             self.stop()
             why = info.get("error") or "the server exited before listening"
-            raise BackendUnavailable(self.endpoint, f"{why}; {self._log_tail()}", INSTALL_HINT)
+            raise BackendUnavailable(self.endpoint, f"{why}; {self._log_tail()}", MODEL_HINT)
         self.base_url = str(info["address"]).rstrip("/")
         if not self.base_url.startswith("http"):
             self.base_url = f"http://{self.base_url}"
