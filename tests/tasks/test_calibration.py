@@ -30,12 +30,14 @@ def test_add_small():
 
 
 def test_flaky_task_is_flagged_with_its_flake_score(make_task, tmp_path, cli):
-    """The fixed code passes its test except on the second run: a flaky test."""
+    """The fixed code passes its test except on the second run: a flaky test. It counts
+    its runs in a file outside the workspace, which only an unconfined grader can write
+    (grading runs jailed otherwise), hence `--sandbox none`."""
     counter = tmp_path / "counter"
     test = FLAKY_TEST.format(counter=str(counter))
     make_task(heldout=False, files={"tests/test_calc.py": test})
     suite = tmp_path / "suite"
-    code, out, err = cli("verify", "--tasks", str(suite), "--repeat", "3")
+    code, out, err = cli("verify", "--tasks", str(suite), "--repeat", "3", "--sandbox", "none")
     assert code == 1
     assert "FLAKY calc-add: reference passes 2/3, no-op fails 3/3, flake score 0.17" in err
     assert "FAIL calc-add: reference does not pass (r" in err

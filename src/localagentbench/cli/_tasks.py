@@ -188,6 +188,10 @@ def verify(
             show_default=False,
         ),
     ] = True,
+    sandbox: Annotated[
+        str | None,
+        typer.Option("--sandbox", help="bwrap | landlock | none (default: the best that works)."),
+    ] = None,
 ) -> None:
     """Prove each task solvable and not already solved, and calibrate its flakiness.
 
@@ -213,6 +217,7 @@ def verify(
         repeats=repeat,
         concurrency=concurrency,
         out=run_out,
+        sandbox=sandbox,
     )
     result = execute(options, progress=SilentProgress())
     by_task: dict[str, list[TrialRecord]] = {}
