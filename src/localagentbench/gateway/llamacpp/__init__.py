@@ -67,4 +67,5 @@ def describe(ref: str) -> dict[str, object]:
         "parallel": options.parallel,
         "cache_mib": options.cache_mib,
         "seed": options.seed,
+        "max_tokens": options.max_tokens,
     }

@@ -22,6 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache-mib", type=int, required=True)
     parser.add_argument("--parallel", type=int, default=1)
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--max-tokens", type=int, default=4096)
     args = parser.parse_args(argv)
     try:
         import xllamacpp  # type: ignore[import-untyped,unused-ignore]
@@ -37,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     params.cache_ram_mib = args.cache_mib  # the default keeps 8 GiB of prompts in RAM
     params.hostnames = ["127.0.0.1"]
     params.port = 0
+    params.n_predict = args.max_tokens  # a reply's limit when the request sets none
     if args.seed is not None:
         params.sampling.seed = args.seed
     server = xllamacpp.Server(params)

@@ -62,10 +62,14 @@ class LlamaOptions:
     """Slots: requests decoded at once (1 for a local lane)."""
     seed: int | None = None
     """Sampling seed, None for llama.cpp's default (random per request)."""
+    max_tokens: int = 4096
+    """Longest reply when the agent sets no limit: small models can repeat themselves until
+    the context is full, which on a CPU takes many minutes and stalls the other slots."""
 
     @classmethod
     def from_env(cls) -> LlamaOptions:
-        """Defaults overridden by LAB_LLAMACPP_CTX, _THREADS, _CACHE_MIB, _PARALLEL, _SEED."""
+        """Defaults overridden by LAB_LLAMACPP_CTX, _THREADS, _CACHE_MIB, _PARALLEL, _SEED,
+        _MAX_TOKENS."""
         base = cls()
         seed = os.environ.get("LAB_LLAMACPP_SEED", "").strip()
         return cls(
@@ -74,6 +78,7 @@ class LlamaOptions:
             cache_mib=_int_setting("LAB_LLAMACPP_CACHE_MIB", base.cache_mib),
             parallel=_int_setting("LAB_LLAMACPP_PARALLEL", base.parallel),
             seed=int(seed) if seed else None,
+            max_tokens=_int_setting("LAB_LLAMACPP_MAX_TOKENS", base.max_tokens),
         )
 
 
@@ -102,7 +107,8 @@ class LlamaServer:
         o = self.options
         argv = [sys.executable, "-m", "localagentbench.gateway.llamacpp._serve",
                 "--model", str(self.model), "--ctx", str(o.ctx), "--threads", str(o.threads),
-                "--cache-mib", str(o.cache_mib), "--parallel", str(o.parallel)]  # fmt: skip
+                "--cache-mib", str(o.cache_mib), "--parallel", str(o.parallel),
+                "--max-tokens", str(o.max_tokens)]  # fmt: skip
         if o.seed is not None:
             argv += ["--seed", str(o.seed)]
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
