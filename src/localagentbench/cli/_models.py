@@ -107,9 +107,7 @@ def verify_models(
         if model is None:
             raise ConfigError(f"no shipped model {name!r}; choose one of: {', '.join(SHIPPED)}")
         path = models_dir() / model.filename
-        if path.is_file():
-            path.with_name(path.name + ".sha256.json").unlink(missing_ok=True)
-        problem = verify(model, path)
+        problem = verify(model, path, fresh=True)
         bad += problem is not None
         out.print(
             f"{'ok  ' if problem is None else 'BAD '} {name}: {problem or path}", markup=False

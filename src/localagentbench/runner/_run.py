@@ -77,16 +77,13 @@ def resume_options(path: Path, **overrides: object) -> RunOptions:
         for c in info.configurations
     ]
     for recorded in info.configurations:
-        now = model_info(recorded.model) if recorded.model_info else None
-        if (
-            now is not None
-            and recorded.model_info
-            and now["sha256"] != recorded.model_info["sha256"]
-        ):
+        before = recorded.model_info
+        now = model_info(recorded.model) if before else None
+        if before and now and now["sha256"] != before["sha256"]:
             raise RunDirError(
                 f"{path}: configuration {recorded.id}: the model file {now['path']} is not the one "
                 f"the run used (sha256 {now['sha256'][:12]}..., recorded "
-                f"{recorded.model_info['sha256'][:12]}...); start a new run instead of resuming"
+                f"{before['sha256'][:12]}...); start a new run instead of resuming"
             )
     options = RunOptions(
         tasks_dir=Path(info.tasks_dir),

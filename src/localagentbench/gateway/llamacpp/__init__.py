@@ -53,6 +53,7 @@ def describe(ref: str) -> dict[str, object]:
     model = resolve(ref)
     digest = file_digest(model.path)
     options = LlamaOptions.from_env()
+    runtime = runtime_version()
     return {
         "backend": "llamacpp",
         "name": model.name,
@@ -61,7 +62,7 @@ def describe(ref: str) -> dict[str, object]:
         "sha256": digest,
         "verified": model.shipped is not None and digest == model.shipped.sha256,
         "title": model.shipped.title if model.shipped else None,
-        "runtime": f"xllamacpp {runtime_version()}" if runtime_version() else None,
+        "runtime": f"xllamacpp {runtime}" if runtime else None,
         "ctx": options.ctx,
         "threads": options.threads,
         "parallel": options.parallel,

@@ -48,14 +48,14 @@ def _sidecar(path: Path) -> Path:
     return path.with_name(path.name + ".sha256.json")
 
 
-def file_digest(path: Path) -> str:
+def file_digest(path: Path, *, fresh: bool = False) -> str:
     """sha256 of a model file, remembered beside it (keyed on size and mtime) so listing
-    models does not re-read gigabytes; a changed file is hashed again."""
+    models does not re-read gigabytes; a changed file is hashed again, and so is any file
+    when `fresh`."""
     stat = path.stat()
     key = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
-    sidecar = _sidecar(path)
     try:
-        saved = json.loads(sidecar.read_text())
+        saved = {} if fresh else json.loads(_sidecar(path).read_text())
         if {k: saved.get(k) for k in key} == key and isinstance(saved.get("sha256"), str):
             return str(saved["sha256"])
     except (OSError, ValueError):
@@ -123,15 +123,16 @@ def resolve(ref: str) -> ModelFile:
     return ModelFile(ref, path.resolve(), None)
 
 
-def verify(model: ShippedModel, path: Path) -> str | None:
+def verify(model: ShippedModel, path: Path, *, fresh: bool = False) -> str | None:
     """None when `path` holds exactly the catalogued bytes, else what is wrong (the digest
-    remembered by `file_digest` is trusted while the file's size and mtime are unchanged)."""
+    remembered by `file_digest` is trusted while the file's size and mtime are unchanged,
+    unless `fresh`)."""
     if not path.is_file():
         return f"{path} is missing"
     size = path.stat().st_size
     if size != model.size:
         return f"{path} has {size:,} bytes, expected {model.size:,}"
-    digest = file_digest(path)
+    digest = file_digest(path, fresh=fresh)
     if digest != model.sha256:
         return f"{path} has sha256 {digest}, expected {model.sha256}"
     return None

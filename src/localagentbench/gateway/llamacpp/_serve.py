@@ -1,7 +1,7 @@
 """Child process entry: serve one GGUF model with llama.cpp's own HTTP server (xllamacpp).
 
 Run by `LlamaServer` as `python -m localagentbench.gateway.llamacpp._serve ...`. Prints
-one JSON line `{"address": ..., "runtime": ...}` once listening, then serves until its
+one JSON line `{"address": ...}` once listening, then serves until its
 stdin closes (the parent ended, however it ended) or it gets SIGTERM.
 """
 
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         done.set()
 
     threading.Thread(target=watch_stdin, daemon=True).start()
-    info = {"address": server.listening_address, "runtime": f"xllamacpp {xllamacpp.__version__}"}
+    info = {"address": server.listening_address}
     print(json.dumps(info), flush=True)
     done.wait()
     del server

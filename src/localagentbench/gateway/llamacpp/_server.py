@@ -54,8 +54,8 @@ class LlamaOptions:
     """Context window per slot (tokens)."""
     threads: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) - 1))
     """CPU threads for prompt processing and decoding: all cores but one, left to the agent
-    and the grader (llama.cpp's threads spin-wait for each other, so a core shared with
-    busy processes slowed decoding tenfold on a 2-core machine)."""
+    and the grader (llama.cpp's threads spin-wait for each other, so one busy core stalls
+    them all; see METHODOLOGY, "Local models on the CPU")."""
     cache_mib: int = 512
     """RAM for the server's prompt cache (its default is 8 GiB)."""
     parallel: int = 1
@@ -90,7 +90,6 @@ class LlamaServer:
         self.options = options
         self.log_path = log_path
         self.base_url: str | None = None
-        self.runtime: str | None = None
         self._service: Service | None = None
 
     @property
@@ -125,7 +124,6 @@ class LlamaServer:
         self.base_url = str(info["address"]).rstrip("/")
         if not self.base_url.startswith("http"):
             self.base_url = f"http://{self.base_url}"
-        self.runtime = info.get("runtime")
 
     def _log_tail(self) -> str:
         try:
@@ -159,8 +157,10 @@ class ServerPool:
         key = (model, options)
         with self._lock:
             server = self._servers.get(key)
-            if server is not None and server.alive():
-                return server
+            if server is not None:
+                if server.alive():
+                    return server
+                server.stop()  # died: reap it and sweep what it left before replacing it
             log_dir = self.log_dir or Path(tempfile.gettempdir()) / "localagentbench-llamacpp"
             server = LlamaServer(model, options, log_dir / f"{model.stem}.log")
             server.start()
