@@ -7,7 +7,7 @@ from pathlib import Path
 import yaml
 
 from localagentbench._proc import ProcessResult
-from localagentbench.cli._proof import classify_run
+from localagentbench.grading import classify_run
 
 
 def _edit(task_dir: Path, **fields: object) -> None:

@@ -14,7 +14,7 @@ import typer
 from rich.table import Table
 
 from localagentbench.cli._common import TaskOpt, TasksOpt, console, err_console, tasks_dir
-from localagentbench.cli._proof import default_sandbox, proof_problems, prove_fixture
+from localagentbench.grading import default_sandbox, proof_problems, prove_fixture
 from localagentbench.records import TrialRecord
 from localagentbench.runner import RunOptions, SilentProgress, configuration_from_cli, execute
 from localagentbench.tasks import (

@@ -18,11 +18,25 @@ from localagentbench.grading._damage import damage
 from localagentbench.grading._grade import correctness_of, grade
 from localagentbench.grading._inject import TEST_INFRA_FILES, inject, restore_test_infra
 from localagentbench.grading._jail import GradingJail
+from localagentbench.grading._proof import (
+    ENV_FAULTS,
+    FixtureProof,
+    classify_run,
+    default_sandbox,
+    proof_problems,
+    prove_fixture,
+)
 from localagentbench.grading._reports import TestReport, detect_runner, parse_report
 from localagentbench.grading._results import CheckResult, CheckStatus, CommandsResult, Verdict
 from localagentbench.grading._transfer import private_copy
 
 __all__ = [
+    "ENV_FAULTS",
+    "FixtureProof",
+    "classify_run",
+    "default_sandbox",
+    "proof_problems",
+    "prove_fixture",
     "TEST_INFRA_FILES",
     "CheckContext",
     "CheckKind",

@@ -35,7 +35,14 @@ from localagentbench.sandbox import (
 )
 from localagentbench.tasks import Problem, Task
 
-__all__ = ["ENV_FAULTS", "FixtureProof", "classify_run", "prove_fixture", "proof_problems"]
+__all__ = [
+    "ENV_FAULTS",
+    "FixtureProof",
+    "classify_run",
+    "default_sandbox",
+    "proof_problems",
+    "prove_fixture",
+]
 
 Outcome = Literal["passed", "failed", "env-fault"]
 
