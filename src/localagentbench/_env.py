@@ -6,16 +6,36 @@ import os
 import sys
 from pathlib import Path
 
-__all__ = ["clean_path", "grading_env"]
+__all__ = ["SYSTEM_PATH", "clean_path", "grading_env", "toolchain_dirs"]
+
+
+SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
+"""Where programs are looked for when the harness was started with no usable PATH."""
+
+
+def toolchain_dirs() -> list[str]:
+    """The folders children look programs up in: the harness interpreter's first, then every
+    absolute, existing folder of the user's PATH, in order (the system folders when PATH
+    names none).
+
+    ``python`` in a task's commands therefore means the interpreter running the harness
+    (which has pytest). A toolchain is found where the user's shell finds it (Go under
+    /usr/local/go/bin, node under a version manager), and one the user's PATH lacks is
+    missing for grading too: `go` not on PATH makes a Go task unrunnable here, never a
+    failed trial. The sandbox shows these folders read-only.
+    """
+    found = [str(Path(sys.executable).parent)]
+    user = [p for p in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(p)]
+    for folder in [p for p in user if os.path.isdir(p)] or list(SYSTEM_PATH):
+        normal = os.path.normpath(folder)
+        if normal not in found:
+            found.append(normal)
+    return found
 
 
 def clean_path() -> str:
-    """PATH for children: the harness interpreter's folder first, then the system folders.
-
-    ``python`` in a task's commands therefore means the interpreter running the
-    harness (which has pytest), whatever the user's shell PATH says.
-    """
-    return os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"])
+    """PATH for children: `toolchain_dirs` joined."""
+    return os.pathsep.join(toolchain_dirs())
 
 
 def grading_env(home: Path) -> dict[str, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
@@ -12,12 +13,13 @@ from rich.table import Table
 from localagentbench._io import atomic_write_text
 from localagentbench.cli._common import TaskOpt, TasksOpt, console, err_console, tasks_dir
 from localagentbench.errors import ConfigError
-from localagentbench.records import Summary
+from localagentbench.records import RunDir, Summary
 from localagentbench.report import build_site, leaderboard_rows, load_run, markdown_for
 from localagentbench.runner import (
     RichProgress,
     RunOptions,
     configuration_from_cli,
+    describe_unrunnable,
     execute,
     load_matrix,
     resume_options,
@@ -102,6 +104,14 @@ def run(
         str | None,
         typer.Option("--sandbox", help="bwrap | landlock | none (default: the best that works)."),
     ] = None,
+    require_all: Annotated[
+        bool,
+        typer.Option(
+            "--require-all",
+            help="Exit 2 before any trial when a selected task cannot run on this machine "
+            "(default: skip it as unrunnable, listed in run.json and the report).",
+        ),
+    ] = False,
     tool_call_repair: Annotated[
         bool,
         typer.Option(
@@ -163,6 +173,7 @@ def run(
             max_reruns=max_reruns,
             min_free_mb=min_free_mb,
             sandbox=sandbox,
+            require_all=require_all,
             argv=sys.argv[1:],
         )
     err = err_console()
@@ -185,7 +196,28 @@ def run(
         f"run: {result.run_dir.path} ({result.ran} trials run, {result.skipped} already recorded)",
         markup=False,
     )
+    if result.infra_errors:
+        err.print(
+            f"{result.infra_errors} trial(s) have no verdict (infra_error after "
+            f"{options.max_reruns} rerun(s)): {_infra_reasons(result.run_dir)}; "
+            f"they are not scored: fix the cause and continue with --resume {result.run_dir.path}",
+            markup=False,
+        )
+    for line in describe_unrunnable(result.unrunnable):
+        err.print(line, markup=False)
     if result.stopped_reason:
         err.print(f"stopped early: {result.stopped_reason}; continue with --resume {result.run_dir.path}",
                   markup=False)  # fmt: skip
         raise typer.Exit(1)
+    if result.infra_errors:
+        raise typer.Exit(3)
+
+
+def _infra_reasons(run_dir: RunDir) -> str:
+    """The two most common reasons among the run's infra_error records, most frequent first."""
+    reasons = Counter(
+        (r.error or "no reason recorded")[:200]
+        for r in run_dir.records()
+        if r.status == "infra_error"
+    )
+    return "; ".join(f"{n}x {reason}" for reason, n in reasons.most_common(2))

@@ -15,11 +15,18 @@ from localagentbench.grading._checks import (
 from localagentbench.grading._claims import claims_done
 from localagentbench.grading._commands import run_commands
 from localagentbench.grading._damage import damage
+from localagentbench.grading._faults import (
+    ENV_FAULTS,
+    INSTALL_HINTS,
+    EnvFault,
+    FaultSignature,
+    classify_fault,
+    install_hint,
+)
 from localagentbench.grading._grade import correctness_of, grade
 from localagentbench.grading._inject import TEST_INFRA_FILES, inject, restore_test_infra
 from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._proof import (
-    ENV_FAULTS,
     FixtureProof,
     classify_run,
     default_sandbox,
@@ -32,6 +39,11 @@ from localagentbench.grading._transfer import private_copy
 
 __all__ = [
     "ENV_FAULTS",
+    "INSTALL_HINTS",
+    "EnvFault",
+    "FaultSignature",
+    "classify_fault",
+    "install_hint",
     "FixtureProof",
     "classify_run",
     "default_sandbox",

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from localagentbench._io import atomic_write_text
 from localagentbench._proc import ProcessResult
+from localagentbench.grading._faults import classify_fault
 from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._reports import (
     TestReport,
@@ -92,6 +93,7 @@ def run_commands(
     timed_out = False
     passed = total = 0
     counted = True
+    env_fault: str | None = None
     for i, argv in enumerate(commands):
         result, report = run_one(
             argv,
@@ -105,6 +107,9 @@ def run_commands(
         )
         timed_out |= result.timed_out
         exit_codes.append(None if result.timed_out else result.exit_code)
+        fault = classify_fault(argv, result)
+        if env_fault is None and fault is not None and fault.machine:
+            env_fault = f"{fault.reason} ({fault.hint})"
         if result.start_error:
             reasons.append(f"`{argv[0]}` could not start: {result.start_error}")
         elif result.timed_out:
@@ -133,4 +138,5 @@ def run_commands(
         tests_passed=passed if counted else None,
         tests_total=total if counted else None,
         reason="; ".join(reasons),
+        env_fault=env_fault,
     )

@@ -142,6 +142,7 @@ def grade(
         ctx.scratch.mkdir(parents=True)
         checks.append(run_check(check, name, ctx))
 
+    env_fault = _confirmed_fault(task, visible, heldout, pristine, jail, scratch, log_dir, cancel)
     correctness_checks = all(c.passed for c in checks if not c.compliance)
     hidden_ok = heldout.passed if heldout is not None else True
     success = visible.passed and hidden_ok and correctness_checks
@@ -157,5 +158,54 @@ def grade(
         heldout=heldout,
         checks=checks,
         isolation=jail.isolation,
+        env_fault=env_fault,
         not_transferred=not_transferred,
     )
+
+
+def _confirmed_fault(
+    task: Task,
+    visible: CommandsResult,
+    heldout: CommandsResult | None,
+    pristine: Path | None,
+    jail: GradingJail,
+    scratch: Path,
+    log_dir: Path,
+    cancel: threading.Event | None,
+) -> str | None:
+    """An environment fault of grading, confirmed by the same commands on the pristine tree.
+
+    The agent's code runs inside these commands, so it could print a fault's signature or
+    exit 127 to make its failure an unscored infra error: a fault counts only when the
+    untouched tree shows one too. Without the pristine tree, a fault is believed only when
+    the harness could not start the command at all (a program missing from PATH).
+    """
+    for label, result, commands, timeout_s in (
+        ("visible", visible, task.oracle.command, task.oracle.timeout_s),
+        (
+            "heldout",
+            heldout,
+            task.heldout.command if task.heldout else [],
+            task.heldout.timeout_s if task.heldout else 0.0,
+        ),
+    ):
+        if result is None or result.env_fault is None:
+            continue
+        if pristine is None:
+            return result.env_fault if "could not start" in result.env_fault else None
+        tree = _fresh(scratch / f"fault-{label}")
+        private_copy(pristine, tree)
+        if label == "heldout" and task.heldout is not None:
+            inject(task.resolve(task.heldout.path), tree)
+        again = run_commands(
+            commands,
+            timeout_s=timeout_s,
+            cwd=tree,
+            jail=jail.with_home(_fresh(scratch / f"home-fault-{label}")),
+            log_dir=log_dir,
+            label=f"fault-{label}",
+            cancel=cancel,
+        )
+        if again.env_fault is not None:
+            return f"{label}: {result.env_fault}"
+    return None

@@ -24,6 +24,7 @@ from typing import Literal
 
 from localagentbench._env import grading_env
 from localagentbench._proc import ProcessResult, run_process
+from localagentbench.grading._faults import ENV_FAULTS, classify_fault, install_hint
 from localagentbench.sandbox import (
     NoneSandbox,
     Sandbox,
@@ -38,6 +39,7 @@ from localagentbench.tasks import Problem, Task
 __all__ = [
     "ENV_FAULTS",
     "FixtureProof",
+    "classify_proof",
     "classify_run",
     "default_sandbox",
     "proof_problems",
@@ -45,26 +47,6 @@ __all__ = [
 ]
 
 Outcome = Literal["passed", "failed", "env-fault"]
-
-ENV_FAULTS: tuple[tuple[str, str], ...] = (
-    (r"No module named '?_?pytest'?", "pytest is not installed for the harness's interpreter"),
-    (r"env: '?([\w.+-]+)'?: No such file or directory", "`{0}` is not installed or not on PATH"),
-    (r"(?:bwrap|sh): 1?:? ?([\w.+-]+): (?:command )?not found", "`{0}` is not installed"),
-    (
-        r"dial tcp|go: downloading|proxy\.golang\.org|Could not resolve host|getaddrinfo|"
-        r"ENOTFOUND|EAI_AGAIN|Temporary failure in name resolution|Network is unreachable",
-        "the tests tried to reach the network",
-    ),
-    (r"go\.mod file not found|cannot find main module", "no go.mod at the fixture root"),
-    (r"requires go >= ?([\d.]+)|toolchain not available", "the Go toolchain is too old for go.mod"),
-    (
-        r"Cannot find (?:module|package) '(?![./])([^']+)'",
-        "imports the npm package `{0}`: fixtures may use only Node built-ins",
-    ),
-    (r"ERR_REQUIRE_ESM|ERR_UNKNOWN_FILE_EXTENSION", "Node cannot load the test files as written"),
-    (r"Read-only file system", "the tests need to write outside the workspace"),
-)
-"""(regular expression over the output, explanation): faults of the environment or fixture."""
 
 _PYTEST_FAULT_CODES = {3: "pytest internal error", 4: "pytest usage error", 5: "no tests collected"}
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
@@ -78,6 +60,8 @@ class FixtureProof:
     reason: str
     isolation: str
     """The sandbox the commands ran in (`none` means the network was not cut)."""
+    hint: str = ""
+    """For an environment fault: what to do about it (install a program, fix the fixture)."""
 
 
 def _third_party_import(output: str, fixture: Path) -> str | None:
@@ -91,27 +75,31 @@ def _third_party_import(output: str, fixture: Path) -> str | None:
 
 def classify_run(argv: list[str], result: ProcessResult, fixture: Path) -> tuple[Outcome, str]:
     """Passed, ran-and-failed, or an environment fault (with the reason in one line)."""
+    outcome, reason, _ = classify_proof(argv, result, fixture)
+    return outcome, reason
+
+
+def classify_proof(
+    argv: list[str], result: ProcessResult, fixture: Path
+) -> tuple[Outcome, str, str | None]:
+    """`classify_run` plus the missing program, when the fault names one."""
     shown = " ".join(argv)
-    if result.start_error:
-        return "env-fault", f"`{argv[0]}` could not start: {result.start_error}"
     if result.timed_out:
-        return "env-fault", f"`{shown}` timed out from a clean copy (a hang, or timeout_s too low)"
+        reason = f"`{shown}` timed out from a clean copy (a hang, or timeout_s too low)"
+        return "env-fault", reason, None
+    fault = classify_fault(argv, result)
+    if fault is not None:
+        return "env-fault", fault.reason, fault.program
     output = f"{result.stdout}\n{result.stderr}"
-    for pattern, explanation in ENV_FAULTS:
-        match = re.search(pattern, output)
-        if match is not None and (result.exit_code != 0 or "network" in explanation):
-            return "env-fault", f"`{shown}`: {explanation.format(*match.groups())}"
-    if result.exit_code in (126, 127):
-        return "env-fault", f"`{shown}` exited {result.exit_code}: command not runnable"
     if "pytest" in argv and result.exit_code in _PYTEST_FAULT_CODES:
-        return "env-fault", f"`{shown}`: {_PYTEST_FAULT_CODES[result.exit_code]}"
+        return "env-fault", f"`{shown}`: {_PYTEST_FAULT_CODES[result.exit_code]}", None
     if result.exit_code != 0 and (module := _third_party_import(output, fixture)):
-        return "env-fault", f"`{shown}` imports `{module}`, not in the standard library"
+        return "env-fault", f"`{shown}` imports `{module}`, not in the standard library", None
     if re.search(r"^# tests 0$|no test files|testing: warning: no tests to run", output, re.M):
-        return "env-fault", f"`{shown}` ran no tests"
+        return "env-fault", f"`{shown}` ran no tests", None
     if result.exit_code == 0:
-        return "passed", "passed"
-    return "failed", f"`{shown}` exited {result.exit_code}"
+        return "passed", "passed", None
+    return "failed", f"`{shown}` exited {result.exit_code}", None
 
 
 def _run(
@@ -142,10 +130,12 @@ def prove_fixture(task: Task, sandbox: Sandbox) -> FixtureProof | None:
                 result = _run(sandbox, argv, ws, home, task.oracle.timeout_s)
             except SandboxError as e:
                 reason = f"`{argv[0]}` could not start in the sandbox: {e}"
-                return FixtureProof("env-fault", reason, isolation_level(sandbox))
-            outcome, reason = classify_run(argv, result, fixture)
+                hint = "run `localagentbench doctor` to see what the sandbox lacks"
+                return FixtureProof("env-fault", reason, isolation_level(sandbox), hint)
+            outcome, reason, program = classify_proof(argv, result, fixture)
             if outcome == "env-fault":
-                return FixtureProof(outcome, reason, isolation_level(sandbox))
+                hint = install_hint(program) if program else "fix the fixture or the machine"
+                return FixtureProof(outcome, reason, isolation_level(sandbox), hint)
             if outcome == "failed":
                 failures.append(reason)
     if failures:
@@ -170,8 +160,9 @@ def proof_problems(task: Task, proof: FixtureProof | None) -> list[Problem]:
             Problem(
                 task.file,
                 "oracle.command",
-                f"the visible tests cannot run from a clean copy: {proof.reason}; fix the fixture "
-                "or the machine (an environment fault would be scored as a model failure)",
+                f"the visible tests cannot run from a clean copy: {proof.reason}; "
+                f"{proof.hint or 'fix the fixture or the machine'} (until then `run` skips "
+                "this task here as unrunnable)",
             )
         ]
     if proof.outcome == "passed" and not _decided_elsewhere(task):

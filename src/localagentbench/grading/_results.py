@@ -25,6 +25,9 @@ class CommandsResult(BaseModel):
     tests_total: int | None = None
     reason: str = ""
     """Why it failed, in one line; empty when it passed."""
+    env_fault: str | None = None
+    """A command could not run on this machine (a program or runner missing: the signatures of
+    grading/_faults.py), in one line; None when every command ran."""
 
 
 class CheckResult(BaseModel):
@@ -71,6 +74,9 @@ class Verdict(BaseModel):
     isolation: str | None = None
     """The sandbox level grading's commands ran in (bwrap, landlock, none); None for verdicts
     from before it was recorded."""
+    env_fault: str | None = None
+    """An environment fault grading hit and confirmed on the pristine tree: the trial is an
+    infra_error (rerun), never a model failure. None when grading ran as it should."""
     not_transferred: list[str] = Field(default_factory=list)
     """Workspace entries left out of the graded copy, as ``path: reason`` (links that are
     absolute or lead out of the tree, special files, unreadable entries)."""

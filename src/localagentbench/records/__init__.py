@@ -9,6 +9,7 @@ from localagentbench.records._models import (
     TaskProvenance,
     Tokens,
     TrialRecord,
+    UnrunnableTask,
 )
 from localagentbench.records._rundir import RunDir, new_run_id, utc_now
 from localagentbench.records._summary import (
@@ -39,6 +40,7 @@ __all__ = [
     "TaskProvenance",
     "Tokens",
     "TrialRecord",
+    "UnrunnableTask",
     "new_run_id",
     "summarise",
     "utc_now",

@@ -19,6 +19,7 @@ __all__ = [
     "TaskProvenance",
     "Tokens",
     "TrialRecord",
+    "UnrunnableTask",
 ]
 
 RECORD_VERSION = 1
@@ -160,6 +161,18 @@ class TaskProvenance(BaseModel):
     tier: str | None
 
 
+class UnrunnableTask(BaseModel):
+    """A selected task this machine cannot run (its toolchain proof showed an environment
+    fault): not run, and left out of every denominator."""
+
+    id: str
+    version: int
+    reason: str
+    """What the proof showed, in one line (e.g. `go` is not installed or not on PATH)."""
+    hint: str = ""
+    """What to do about it (e.g. apt-get install golang-go)."""
+
+
 class ConfigurationInfo(BaseModel):
     """A configuration as run (the matrix entry) plus the agent version found."""
 
@@ -196,3 +209,6 @@ class RunInfo(BaseModel):
     isolation: str
     timeout_scale: float = 1.0
     argv: list[str] = Field(default_factory=list)
+    unrunnable: list[UnrunnableTask] = Field(default_factory=list)
+    """Selected tasks not run because this machine cannot run their tests (see
+    `UnrunnableTask`); re-proven when the run is resumed."""

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
-from localagentbench.records._models import TrialRecord
+from localagentbench.records._models import TrialRecord, UnrunnableTask
 from localagentbench.stats import (
     SingleClusterWarning,
     clustered_se,
@@ -176,6 +176,8 @@ class Summary(BaseModel):
     cells: list[CellSummary] = Field(default_factory=list)
     quality: str | None = QUALITY_NOTE
     """Why quality is missing from the composite (None once a judge has scored)."""
+    unrunnable: list[UnrunnableTask] = Field(default_factory=list)
+    """Selected tasks this machine could not run: not run, in no denominator."""
 
     @model_validator(mode="before")
     @classmethod
@@ -322,7 +324,12 @@ def _config(config_id: str, all_trials: list[TrialRecord]) -> ConfigSummary:
     )
 
 
-def summarise(run_id: str, records: Iterable[TrialRecord], generated_at: str) -> Summary:
+def summarise(
+    run_id: str,
+    records: Iterable[TrialRecord],
+    generated_at: str,
+    unrunnable: Iterable[UnrunnableTask] = (),
+) -> Summary:
     """Summarise a run's records (each trial counted once: the caller passes the final records)."""
     records = list(records)
     by_config: dict[str, list[TrialRecord]] = defaultdict(list)
@@ -344,4 +351,5 @@ def summarise(run_id: str, records: Iterable[TrialRecord], generated_at: str) ->
         infra_errors=sum(r.status == "infra_error" for r in records),
         configurations=configs,
         cells=cells,
+        unrunnable=list(unrunnable),
     )

@@ -62,6 +62,27 @@ def _provenance(run: ReportRun) -> list[str]:
     return lines
 
 
+def _unrunnable(runs: Sequence[ReportRun]) -> list[str]:
+    """The selected tasks a run's machine could not run: never scored, so listed apart."""
+    skipped = [(run, t) for run in runs for t in run.info.unrunnable]
+    if not skipped:
+        return []
+    lines = [
+        "",
+        "## Not run on this machine",
+        "",
+        f"{len(skipped)} selected task(s) were not run: the machine could not run their tests "
+        "(an environment fault, found by the toolchain proof before any trial). They are in "
+        "no figure above.",
+        "",
+    ]
+    for run, task in skipped:
+        hint = f"; {_cell(task.hint)}" if task.hint else ""
+        where = f" (run {_cell(run.info.run_id)})" if len(runs) > 1 else ""
+        lines.append(f"- {_cell(task.id)} v{task.version}{where}: {_cell(task.reason)}{hint}")
+    return lines
+
+
 def markdown_for(runs: Sequence[ReportRun]) -> str:
     """The Markdown report of one run or several merged."""
     entries = label_entries(list(runs))
@@ -95,6 +116,7 @@ def markdown_for(runs: Sequence[ReportRun]) -> str:
             row[label] = "-" if cell is None else f"{cell.successes}/{cell.trials}"
         matrix.append(row)
     lines += _table(matrix)
+    lines += _unrunnable(runs)
     lines += ["", "## Provenance", ""]
     for run in runs:
         lines += _provenance(run)

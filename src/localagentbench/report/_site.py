@@ -157,6 +157,7 @@ def render_index(
         trials=sum(r.summary.trials for r in runs),
         infra=sum(r.summary.infra_errors for r in runs),
         incidents=[(run, i) for run in runs for i in run.incidents],
+        unrunnable=[(run, t) for run in runs for t in run.info.unrunnable],
         quality_note=next((r.summary.quality for r in runs if r.summary.quality), None),
     )
 

@@ -9,6 +9,7 @@ from localagentbench.runner._config import (
 from localagentbench.runner._executor import Executor, LocalExecutor
 from localagentbench.runner._progress import ProgressSink, RichProgress, SilentProgress
 from localagentbench.runner._run import RunOptions, RunResult, execute, resume_options
+from localagentbench.runner._toolchain import describe_unrunnable, prove_toolchains
 from localagentbench.runner._trial import TrialEnv, TrialPlan, run_trial, trial_id
 
 __all__ = [
@@ -24,8 +25,10 @@ __all__ = [
     "TrialEnv",
     "TrialPlan",
     "configuration_from_cli",
+    "describe_unrunnable",
     "execute",
     "load_matrix",
+    "prove_toolchains",
     "resume_options",
     "run_trial",
     "trial_id",

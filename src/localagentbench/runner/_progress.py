@@ -36,6 +36,9 @@ class SilentProgress:
     def stop(self) -> None:
         return None
 
+    def note(self, line: str) -> None:
+        return None
+
 
 def _mark(record: TrialRecord) -> str:
     if record.status == "infra_error":
@@ -79,6 +82,10 @@ class RichProgress:
             self._bar.advance(self._task)
         else:
             self.console.print(f"[{self._done}/{self._total}] " + line, highlight=False)
+
+    def note(self, line: str) -> None:
+        """A line said once, before the trials (e.g. the tasks skipped as unrunnable)."""
+        self.console.print(line, markup=False, highlight=False)
 
     def stop(self) -> None:
         if self._bar is not None:

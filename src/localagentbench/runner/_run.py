@@ -19,6 +19,7 @@ from localagentbench.records import (
     RunInfo,
     Summary,
     TrialRecord,
+    UnrunnableTask,
     new_run_id,
     summarise,
     utc_now,
@@ -28,6 +29,7 @@ from localagentbench.runner._executor import Executor, LocalExecutor
 from localagentbench.runner._progress import ProgressSink, SilentProgress
 from localagentbench.runner._provenance import harness_info, host_info, model_info
 from localagentbench.runner._setup import build_agents, gateway_for, hook, locked, provenance
+from localagentbench.runner._toolchain import describe_unrunnable, prove_toolchains
 from localagentbench.runner._trial import RateGate, TrialEnv, TrialPlan, run_trial
 from localagentbench.sandbox import Sandbox, isolation_level, select
 from localagentbench.tasks import Task, load_tasks
@@ -55,6 +57,9 @@ class RunOptions:
     """How many times an infra_error trial is run again within the run."""
     sandbox: str | None = None
     """bwrap | landlock | none; None picks the best that works here."""
+    require_all: bool = False
+    """Refuse to run (before any trial) when some selected task cannot run on this machine,
+    instead of skipping it as unrunnable."""
     argv: list[str] = field(default_factory=list)
 
 
@@ -67,6 +72,13 @@ class RunResult:
     skipped: int
     """Trials already recorded (resume)."""
     stopped_reason: str | None = None
+    unrunnable: list[UnrunnableTask] = field(default_factory=list)
+    """Selected tasks not run: this machine cannot run their tests."""
+
+    @property
+    def infra_errors(self) -> int:
+        """Trials still without a verdict (infra_error after every rerun)."""
+        return self.summary.infra_errors
 
 
 def resume_options(path: Path, **overrides: object) -> RunOptions:
@@ -88,7 +100,7 @@ def resume_options(path: Path, **overrides: object) -> RunOptions:
     options = RunOptions(
         tasks_dir=Path(info.tasks_dir),
         configurations=configs,
-        task_ids=[t.id for t in info.tasks],
+        task_ids=[t.id for t in info.tasks] + [t.id for t in info.unrunnable],
         repeats=info.repeats,
         concurrency=info.concurrency,
         out=path,
@@ -119,6 +131,17 @@ def execute(
         raise ConfigError("no configuration: give --agent or --config matrix.yaml")
     agents = build_agents(options.configurations)
     sandbox = select(options.sandbox)
+    unrunnable = prove_toolchains(tasks, sandbox, workers=min(4, os.cpu_count() or 1))
+    skipped_ids = {t.id for t in unrunnable}
+    if unrunnable and (options.require_all or len(skipped_ids) == len(tasks)):
+        why = "; ".join(describe_unrunnable(unrunnable))
+        what = "--require-all" if options.require_all else "no selected task can run here"
+        raise ConfigError(f"{what}: {why}; no trial was run")
+    tasks = [t for t in tasks if t.id not in skipped_ids]
+    for line in describe_unrunnable(unrunnable):
+        note = getattr(progress, "note", None)
+        if callable(note):
+            note(line)
 
     if resume:
         if options.out is None:
@@ -167,12 +190,23 @@ def execute(
                     concurrency=options.concurrency,
                     isolation=isolation_level(sandbox),
                     argv=options.argv,
+                    unrunnable=unrunnable,
                 )
             )
+        else:
+            # Re-proven on resume: a task whose toolchain is installed now runs (and joins
+            # run.json's tasks); one that lost it is listed as unrunnable.
+            known = {t.id for t in info.tasks}
+            joined = [provenance(t, pristine[t.key]) for t in tasks if t.id not in known]
+            if joined or info.unrunnable != unrunnable:
+                update = {"unrunnable": unrunnable, "tasks": [*info.tasks, *joined]}
+                run_dir.write_info(info.model_copy(update=update))
         gate = RateGate()
         with gateway_for(options.configurations, agents, gate, run_dir.path) as gateway:
-            return _run_trials(options, run_dir, run_id, tasks, pristine, agents, agent_versions,
-                               progress, executor, resume, sandbox, gateway, gate)  # fmt: skip
+            result = _run_trials(options, run_dir, run_id, tasks, pristine, agents, agent_versions,
+                                 progress, executor, resume, sandbox, gateway, gate, unrunnable)  # fmt: skip
+            result.unrunnable = unrunnable
+            return result
 
 
 def _run_trials(
@@ -189,6 +223,7 @@ def _run_trials(
     sandbox: Sandbox,
     gateway: Gateway | None,
     gate: RateGate,
+    unrunnable: list[UnrunnableTask],
 ) -> RunResult:
     plans = [
         TrialPlan(task, config, repeat)
@@ -276,13 +311,13 @@ def _run_trials(
             run_dir.discard_partial(plan.id)
         run_dir.log_incident(Incident(time=utc_now(), kind="interrupted",
                                       detail=f"interrupted after {ran} trials; finished trials kept"))  # fmt: skip
-        _write_summary(run_dir, run_id, plans)
+        _write_summary(run_dir, run_id, plans, unrunnable)
         raise
     finally:
         if not options.keep_workdir:
             shutil.rmtree(scratch, ignore_errors=True)
     progress.stop()
-    summary = _write_summary(run_dir, run_id, plans)
+    summary = _write_summary(run_dir, run_id, plans, unrunnable)
     return RunResult(run_dir, summary, ran, skipped, stopped[0] if stopped else None)
 
 
@@ -296,9 +331,11 @@ def _set_aside(run_dir: RunDir, trial_id: str, why: str) -> None:
                                   detail=f"{why}; previous attempt kept at {dest}"))  # fmt: skip
 
 
-def _write_summary(run_dir: RunDir, run_id: str, plans: list[TrialPlan]) -> Summary:
+def _write_summary(
+    run_dir: RunDir, run_id: str, plans: list[TrialPlan], unrunnable: list[UnrunnableTask]
+) -> Summary:
     wanted = {p.id for p in plans}
     records = [r for r in run_dir.records() if r.trial_id in wanted]
-    summary = summarise(run_id, records, utc_now())
+    summary = summarise(run_id, records, utc_now(), unrunnable)
     run_dir.write_summary(summary)
     return summary

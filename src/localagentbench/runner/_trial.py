@@ -217,6 +217,9 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
                 hide=env.hide,
             )
         grade_s = time.monotonic() - graded_at
+        if verdict.env_fault is not None and status != "infra_error":
+            # The machine could not run the task's tests: never the model's failure.
+            status, error = "infra_error", f"environment fault in grading: {verdict.env_fault}"
         if (
             traffic is not None
             and traffic.rate_limited
@@ -258,7 +261,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         correctness=verdict.correctness,
         overfit=verdict.overfit,
         claimed_done=verdict.claimed_done,
-        false_success=verdict.false_success,
+        false_success=verdict.false_success and status != "infra_error",
         damage=verdict.damage,
         loop_detected=traffic.loop_detected if traffic else False,
         wall_s=outcome.wall_s if outcome else 0.0,

@@ -9,9 +9,11 @@ import py_compile
 import shutil
 import struct
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from localagentbench._env import toolchain_dirs
 from localagentbench.sandbox._spec import NOBODY_UID, SandboxError, SandboxSpec
 
 __all__ = [
@@ -61,6 +63,14 @@ def package_root() -> Path:
     return LAUNCHER_DIR.parent
 
 
+def _too_broad(folder: Path) -> bool:
+    """A PATH folder never shown whole: a top-level folder (/tmp, /opt, /home), the temp
+    folder (other trials' workspaces live there) or the user's home itself."""
+    broad = {Path(tempfile.gettempdir()).resolve(), Path.home().resolve()}
+    resolved = folder.resolve()
+    return len(resolved.parts) <= 2 or resolved in broad
+
+
 def _toolchain_prefixes(python: Path) -> list[Path]:
     """Install prefixes of the launcher's Python and of node, when outside the system trees."""
     found: list[Path] = []
@@ -71,6 +81,9 @@ def _toolchain_prefixes(python: Path) -> list[Path]:
     node = shutil.which("node")
     if node is not None:
         found.append(Path(node).resolve().parent.parent)
+    # Toolchains on the user's PATH outside the system trees (~/go/bin, a version manager's
+    # folder): the same programs the grader and the agent look up (`toolchain_dirs`).
+    found += [Path(p) for p in toolchain_dirs()[1:] if not _too_broad(Path(p))]
     unique: list[Path] = []
     for path in found:
         in_system = any(path == Path(t) or path.is_relative_to(t) for t in SYSTEM_TREES)

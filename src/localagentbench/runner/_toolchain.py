@@ -1,0 +1,171 @@
+"""The toolchain proof at the start of a run: a task this machine cannot run is not run.
+
+Before any trial, every selected task's visible oracle runs on a clean copy of its fixture
+in the run's sandbox (`check`'s fixture proof). A task whose commands cannot run here (Go
+or node missing, pytest not installed for the harness's interpreter, a jail that cannot
+start the runner) is *unrunnable*: listed once with its reason and an install hint,
+recorded in run.json and the summary, and left out of every denominator, so an
+environment fault is never scored as a model failure.
+
+The outcome is cached per task version and machine fingerprint (the task's material
+digest, the sandbox level, the uid, the interpreter, the folders programs are looked up
+in, and each program the task's commands start, with its size and modification time), so
+the second run on an unchanged machine proves nothing again; installing Go changes the
+fingerprint and the Go tasks are proven afresh.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from localagentbench._env import clean_path, toolchain_dirs
+from localagentbench._io import atomic_write_text
+from localagentbench.grading import FixtureProof, prove_fixture
+from localagentbench.records import UnrunnableTask, utc_now
+from localagentbench.sandbox import Sandbox, isolation_level
+from localagentbench.tasks import Task, task_digest
+
+__all__ = [
+    "ProofCache",
+    "describe_unrunnable",
+    "fingerprint",
+    "prove_toolchains",
+    "toolchain_cache_file",
+]
+
+CACHE_VERSION = 1
+
+
+class _Entry(BaseModel):
+    outcome: str
+    reason: str
+    hint: str = ""
+    proved_at: str
+
+
+class ProofCache(BaseModel):
+    """``toolchains.json`` in the user cache: proof outcomes by task and machine fingerprint."""
+
+    version: int = CACHE_VERSION
+    entries: dict[str, _Entry] = Field(default_factory=dict)
+
+
+def toolchain_cache_file() -> Path:
+    """Where proofs are remembered (``$XDG_CACHE_HOME/localagentbench``, else ~/.cache)."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "localagentbench" / "toolchains.json"
+
+
+def _programs(task: Task) -> list[str]:
+    """The programs the oracle starts: argv[0], and the program after ``env NAME=VALUE``."""
+    found: list[str] = []
+    for argv in task.oracle.command:
+        words = list(argv)
+        if words and words[0] in {"env", "/usr/bin/env"}:
+            found.append(words[0])
+            words = [w for w in words[1:] if "=" not in w and not w.startswith("-")]
+        if words:
+            found.append(words[0])
+    return found
+
+
+def _program_id(program: str) -> str:
+    where = shutil.which(program, path=clean_path()) if "/" not in program else None
+    if where is None:
+        return f"{program}=missing"
+    stat = Path(where).resolve().stat()
+    return f"{program}={Path(where).resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def fingerprint(task: Task, sandbox: Sandbox) -> str:
+    """What a proof of ``task`` depends on besides the task itself (see the module doc)."""
+    parts = {
+        "sandbox": isolation_level(sandbox),
+        "uid": os.geteuid(),
+        "python": sys.executable,
+        "path": toolchain_dirs(),
+        "programs": sorted(_program_id(p) for p in _programs(task)),
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def _read(path: Path) -> ProofCache:
+    try:
+        cache = ProofCache.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, ValidationError):
+        return ProofCache()
+    return cache if cache.version == CACHE_VERSION else ProofCache()
+
+
+def _write(path: Path, fresh: dict[str, _Entry]) -> None:
+    if not fresh:
+        return
+    cache = _read(path)  # merged with what another run may have written meanwhile
+    cache.entries.update(fresh)
+    try:
+        atomic_write_text(path, cache.model_dump_json(indent=1))
+    except OSError:
+        return  # a read-only cache costs the next run a proof, nothing else
+
+
+def prove_toolchains(
+    tasks: Sequence[Task],
+    sandbox: Sandbox,
+    *,
+    workers: int = 2,
+    cache_file: Path | None = None,
+) -> list[UnrunnableTask]:
+    """The selected tasks this machine cannot run, each with its reason and a hint.
+
+    Git-repository tasks are not fetched here and count as runnable (their grading still
+    classifies a missing toolchain as an infra error).
+    """
+    path = cache_file or toolchain_cache_file()
+    known = _read(path).entries
+    keys = {
+        task.key: f"{task.key}:{task_digest(task)}:{fingerprint(task, sandbox)}" for task in tasks
+    }
+    todo = [task for task in tasks if keys[task.key] not in known]
+
+    def prove(task: Task) -> tuple[Task, FixtureProof | None]:
+        return task, prove_fixture(task, sandbox)
+
+    fresh: dict[str, _Entry] = {}
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        for task, proof in pool.map(prove, todo):
+            outcome = "runnable" if proof is None or proof.outcome != "env-fault" else "env-fault"
+            fresh[keys[task.key]] = _Entry(
+                outcome=outcome,
+                reason=proof.reason if proof is not None else "",
+                hint=proof.hint if proof is not None else "",
+                proved_at=utc_now(),
+            )
+    _write(path, fresh)
+    entries = {**known, **fresh}
+    return [
+        UnrunnableTask(id=task.id, version=task.version, reason=entry.reason, hint=entry.hint)
+        for task in tasks
+        if (entry := entries[keys[task.key]]).outcome == "env-fault"
+    ]
+
+
+def describe_unrunnable(unrunnable: Iterable[UnrunnableTask]) -> list[str]:
+    """One line per distinct reason: ``skipped N task(s) (ids): reason; hint``."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for task in unrunnable:
+        reason = task.reason.split("`: ", 1)[-1] if "`: " in task.reason else task.reason
+        groups.setdefault((reason, task.hint), []).append(task.id)
+    lines = []
+    for (reason, hint), ids in groups.items():
+        tail = f"; {hint}" if hint else ""
+        lines.append(f"skipped {len(ids)} unrunnable task(s) ({', '.join(ids)}): {reason}{tail}")
+    return lines
