@@ -14,6 +14,7 @@ fault is one row.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import sys
@@ -110,6 +111,14 @@ def _run(
         return run_process(argv, cwd=ws, env=env, timeout_s=timeout_s)
     spec = SandboxSpec(workspace=ws, home=home, env=env, network="none")
     jailed = run_jailed(sandbox, argv, spec, timeout_s=timeout_s)
+    if (
+        jailed.jail_failure
+        and jailed.result.exit_code == 127
+        and "cannot run" in jailed.jail_failure
+    ):
+        # The jail started but the program is not there: missing, as `run_process` says it.
+        reason = jailed.jail_failure.partition("cannot run ")[2] or jailed.jail_failure
+        return dataclasses.replace(jailed.result, exit_code=None, start_error=reason)
     if jailed.jail_failure:
         raise SandboxError(jailed.jail_failure)
     return jailed.result
