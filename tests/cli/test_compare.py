@@ -72,3 +72,83 @@ def test_several_configurations_need_a_choice(tmp_path, cli):
                        "--base-config", "a", "--other-config", "b")  # fmt: skip
     assert code == 0
     assert "loses 1" in out
+
+
+def _interval(out: str) -> tuple[float, float]:
+    line = next(line for line in out.splitlines() if "interval [" in line)
+    low, high = line.split("interval [", 1)[1].split("]", 1)[0].split(", ")
+    return float(low), float(high)
+
+
+@pytest.mark.parametrize("n_tasks", [2, 4])
+def test_few_tasks_never_print_a_zero_width_interval_and_say_too_few(tmp_path, cli, n_tasks):
+    """Issue 17: base solves every task, other none; the old output was `[-1.000, -1.000]` and
+    "p = 0.5, interval excludes 0: no significant difference"."""
+    base = _run(tmp_path, "base", set(range(n_tasks)), n_tasks=n_tasks)
+    other = _run(tmp_path, "other", set(), n_tasks=n_tasks)
+    code, out, _ = cli("compare", "--base", str(base), "--other", str(other), "--fail-if-worse")
+    assert code == 0  # no verdict, so not "significantly worse"
+    low, high = _interval(out)
+    assert low == -1.0
+    assert high > -1.0 + 0.05
+    assert "Newcombe" in out
+    assert "too few tasks to conclude" in out
+    assert f"{n_tasks} paired task(s), a verdict needs at least 6" in out
+    assert "excludes 0: no significant" not in out
+    code, out, _ = cli("compare", "--base", str(base), "--other", str(other), "--json")
+    result = json.loads(out)
+    assert result["too_few"] is True
+    assert result["significant"] is False
+    assert result["high"] - result["low"] > 0.05
+    assert result["method"] == "newcombe"
+
+
+def _repeats(tmp_path, name, n_tasks, repeats, fails):
+    """Every trial passes except the (task index, repeat) pairs in ``fails``."""
+    outcomes = {
+        (f"t{i}", "c", r): (i, r) not in fails
+        for i in range(n_tasks)
+        for r in range(1, repeats + 1)
+    }
+    return make_run(tmp_path / name, outcomes)
+
+
+def test_four_varying_tasks_use_student_t_and_still_say_too_few(tmp_path, cli):
+    base = _repeats(tmp_path, "base", 4, 2, set())
+    other = _repeats(
+        tmp_path, "other", 4, 2, {(i, r) for i in (1, 2, 3) for r in (1, 2)} | {(0, 2)}
+    )
+    code, out, _ = cli("compare", "--base", str(base), "--other", str(other))
+    assert code == 0
+    low, high = _interval(out)
+    assert low < high
+    assert "Student t, 3 df" in out
+    assert "too few tasks to conclude" in out
+
+
+def test_six_tasks_all_moving_together_are_significant_by_both_tests(tmp_path, cli):
+    """At the threshold a unanimous drop is a verdict: the sign test's 2 * 0.5^6 < 0.05."""
+    base = _repeats(tmp_path, "base", 6, 2, set())
+    other = _repeats(tmp_path, "other", 6, 2, {(i, r) for i in range(6) for r in (1, 2)})
+    code, out, _ = cli("compare", "--base", str(base), "--other", str(other), "--fail-if-worse")
+    assert code == 1
+    assert "significantly worse than base: McNemar p = 0.000488 < 0.05" in out
+    low, high = _interval(out)
+    assert low == -1.0
+    assert -1.0 < high < 0.0
+
+
+def test_a_verdict_from_mcnemar_says_so_when_only_the_interval_excludes_zero(tmp_path, cli):
+    """Half of 10 tasks lose one of three repeats: over tasks the t interval excludes 0, but
+    the 5 discordant trial pairs give McNemar p = 0.0625; the line says which test decided."""
+    base = _repeats(tmp_path, "base", 10, 3, set())
+    other = _repeats(tmp_path, "other", 10, 3, {(i, 1) for i in range(5)})
+    result = compare_records(RunDir(base).records(), RunDir(other).records())
+    assert result.high is not None
+    assert result.high < 0
+    assert result.p_value == pytest.approx(2 / 32)
+    assert result.significant is False
+    code, out, _ = cli("compare", "--base", str(base), "--other", str(other), "--fail-if-worse")
+    assert code == 0
+    assert "not significant by McNemar's test: McNemar p = 0.0625 is not below 0.05" in out
+    assert "only the interval does" in out

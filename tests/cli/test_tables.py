@@ -62,3 +62,69 @@ def test_not_a_run_is_one_line_exit_2(tmp_path, cli):
     code, _, err = cli("tables", str(tmp_path))
     assert code == 2
     assert "no run.json here" in err
+
+
+def _two_task_sets(tmp_path):
+    a = make_run(
+        tmp_path / "a", {(f"t{i}", "x", r): True for i in range(3) for r in (1, 2)}, run_id="ra"
+    )
+    b = make_run(tmp_path / "b", {(f"t{i}", "y", 1): False for i in range(5)}, run_id="rb")
+    return a, b
+
+
+NOTE = "measured on different tasks, so their numbers are not directly comparable"
+
+
+def test_runs_over_different_task_sets_say_so_with_each_runs_task_count(tmp_path, cli):
+    a, b = _two_task_sets(tmp_path)
+    code, out, _ = cli("tables", str(a), str(b))
+    assert code == 0
+    first = out.splitlines()[0]
+    assert "run ra: 3 tasks, run rb: 5 tasks; 3 shared" in first
+    assert NOTE in first
+    code, out, err = cli("tables", str(a), str(b), "--format", "csv")
+    assert NOTE in err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["configuration"] for r in rows] == ["x", "y"]
+    # x reached k = 2 and y only k = 1: each keeps its own pass@k column
+    assert (rows[0]["pass@2"], rows[0]["pass@1"]) == ("1.0", "")
+    assert (rows[1]["pass@2"], rows[1]["pass@1"]) == ("", "0.0")
+    code, out, _ = cli("tables", str(a), str(b), "--format", "json")
+    assert NOTE in json.loads(out)["task_sets_differ"]
+    code, out, _ = cli("report", str(a), str(b), "--out", str(tmp_path / "site"))
+    assert code == 0
+    report = (tmp_path / "site" / "report.md").read_text()
+    assert "run ra: 3 tasks, run rb: 5 tasks" in report
+    assert NOTE in report
+
+
+def test_runs_over_the_same_tasks_get_no_note(tmp_path, cli):
+    a = make_run(tmp_path / "a", {("t0", "x", 1): True, ("t1", "x", 1): False}, run_id="ra")
+    b = make_run(tmp_path / "b", {("t0", "y", 1): True, ("t1", "y", 1): True}, run_id="rb")
+    code, out, _ = cli("tables", str(a), str(b))
+    assert code == 0
+    assert NOTE not in out
+    assert (
+        json.loads(cli("tables", str(a), str(b), "--format", "json")[1])["task_sets_differ"] is None
+    )
+
+
+def test_rates_at_zero_and_one_keep_their_wilson_width(tmp_path, cli):
+    """Issue 17: a handful of all-passing trials read `[100.0%, 100.0%]` (the clustered se of
+    correctness is 0 when every trial scores 1.0); every interval shown keeps its width."""
+    a, b = _two_task_sets(tmp_path)
+    code, out, _ = cli("tables", str(a), str(b))
+    assert code == 0
+    assert "| x | 100.0% [61.0%, 100.0%] | 6/6 |" in out
+    assert "| 100.0% [61.0%, 100.0%] |" in out.split("| 6/6 |", 1)[1]  # correctness, x
+    assert "| y | 0.0% [0.0%, 43.4%] | 0/5 |" in out
+    assert "| 0.0% [0.0%, 43.4%] |" in out.split("| 0/5 |", 1)[1]  # correctness, y
+    assert "[100.0%, 100.0%]" not in out
+    assert "[0.0%, 0.0%]" not in out
+    (row,) = json.loads(cli("tables", str(a), "--format", "json")[1])["configurations"]
+    assert row["correctness_low"] < 1.0
+    cli("report", str(a), str(b), "--out", str(tmp_path / "site"))
+    report = (tmp_path / "site" / "report.md").read_text()
+    assert "[100.0%, 100.0%]" not in report
+    assert "[0.0%, 0.0%]" not in report
+    assert report.count("100.0% [61.0%, 100.0%]") == 2  # success and correctness of x

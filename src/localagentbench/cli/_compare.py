@@ -6,17 +6,16 @@ import json
 import math
 import statistics
 from collections import defaultdict
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from scipy.stats import t as student_t  # type: ignore[import-untyped, unused-ignore]
 
 from localagentbench.cli._tables import load_records
 from localagentbench.errors import ConfigError
 from localagentbench.records import TrialRecord
-from localagentbench.stats import mcnemar_exact, paired_difference
+from localagentbench.stats import mcnemar_exact, min_paired_tasks, paired_interval
 
 __all__ = ["Comparison", "compare", "compare_records"]
 
@@ -31,9 +30,17 @@ class Comparison:
     difference: float
     """Mean over tasks of (other success rate - base success rate)."""
     se: float | None
+    """Standard error of the difference; None with one task."""
     low: float | None
     high: float | None
-    """95% interval of the difference (Student t quantile over tasks)."""
+    """(1 - alpha) interval of the difference (stats.paired_interval; never zero-width)."""
+    method: str
+    """How the interval was made: "t" (Student t, tasks - 1 df) or "newcombe" (score bounds,
+    used when every task moved by the same amount or there is one task)."""
+    confidence: float
+    """Coverage of the interval: 1 - alpha."""
+    min_tasks: int
+    """Fewest paired tasks a verdict needs at this alpha (stats.min_paired_tasks)."""
     pairs: int
     """(task, repeat) trial pairs in the McNemar table."""
     both: int
@@ -47,11 +54,20 @@ class Comparison:
     losses: int
     ties: int
     significant: bool
-    """p < alpha and the interval excludes 0."""
+    """At least min_tasks paired tasks, McNemar p < alpha and the interval excludes 0."""
 
     @property
     def worse(self) -> bool:
         return self.significant and self.difference < 0
+
+    @property
+    def too_few(self) -> bool:
+        """Fewer paired tasks than a verdict needs: no conclusion either way."""
+        return self.tasks < self.min_tasks
+
+    @property
+    def excludes_zero(self) -> bool:
+        return self.low is not None and self.high is not None and (self.low > 0 or self.high < 0)
 
 
 def _pick(records: list[TrialRecord], config: str | None, side: str) -> list[TrialRecord]:
@@ -77,9 +93,7 @@ def compare_records(base: list[TrialRecord], other: list[TrialRecord], alpha: fl
         raise ConfigError("the two runs have no task in common with scored trials")
     a = [statistics.fmean(r.success for r in by_task[t]["b"]) for t in tasks]
     b = [statistics.fmean(r.success for r in by_task[t]["o"]) for t in tasks]
-    n = len(tasks)
-    z = float(student_t.ppf(0.975, n - 1)) if n > 1 else 1.96
-    mean, se, low, high = paired_difference(a, b, z=z)
+    interval = paired_interval(a, b, confidence=1.0 - alpha)
     base_out, other_out = [], []
     for t in tasks:
         o_by_repeat = {r.repeat: r.success for r in by_task[t]["o"]}
@@ -88,26 +102,77 @@ def compare_records(base: list[TrialRecord], other: list[TrialRecord], alpha: fl
                 base_out.append(r.success)
                 other_out.append(o_by_repeat[r.repeat])
     test = mcnemar_exact(base_out, other_out)
-    finite = not math.isnan(se)
-    significant = finite and test.p_value < alpha and (low > 0 or high < 0)
-    return Comparison(
-        tasks=n, base_rate=statistics.fmean(a), other_rate=statistics.fmean(b), difference=mean,
-        se=se if finite else None, low=low if finite else None, high=high if finite else None,
-        pairs=len(base_out), both=test.both, base_only=test.a_only, other_only=test.b_only,
-        neither=test.neither, p_value=test.p_value,
+    n = len(tasks)
+    finite = not math.isnan(interval.se)
+    result = Comparison(
+        tasks=n,
+        base_rate=statistics.fmean(a),
+        other_rate=statistics.fmean(b),
+        difference=interval.mean,
+        se=interval.se if finite else None,
+        low=interval.low,
+        high=interval.high,
+        method=interval.method,
+        confidence=interval.confidence,
+        min_tasks=min_paired_tasks(alpha),
+        pairs=len(base_out),
+        both=test.both,
+        base_only=test.a_only,
+        other_only=test.b_only,
+        neither=test.neither,
+        p_value=test.p_value,
         wins=sum(y > x for x, y in zip(a, b, strict=True)),
         losses=sum(y < x for x, y in zip(a, b, strict=True)),
-        ties=sum(y == x for x, y in zip(a, b, strict=True)), significant=significant,
-    )  # fmt: skip
+        ties=sum(y == x for x, y in zip(a, b, strict=True)),
+        significant=False,
+    )
+    significant = not result.too_few and test.p_value < alpha and result.excludes_zero
+    return replace(result, significant=significant)
+
+
+def _level(c: Comparison) -> str:
+    return f"{100 * c.confidence:g}%"
+
+
+def _interval_text(c: Comparison) -> str:
+    if c.low is None or c.high is None:
+        return "n/a"
+    how = (
+        f"Student t, {c.tasks - 1} df"
+        if c.method == "t"
+        else "Newcombe score bounds: every task moved by the same amount"
+        if c.tasks > 1
+        else "Newcombe score bounds: one task"
+    )
+    return f"[{c.low:+.3f}, {c.high:+.3f}] ({how})"
 
 
 def _verdict(c: Comparison, alpha: float) -> str:
+    """One sentence that follows from the rule applied: task count, then McNemar and interval."""
+    p = f"McNemar p = {c.p_value:.3g}"
+    if c.too_few:
+        return (
+            f"too few tasks to conclude: {c.tasks} paired task(s), a verdict needs at "
+            f"least {c.min_tasks} at alpha {alpha:g} (with fewer, even every task moving the "
+            f"same way could not reach p < {alpha:g} in a sign test over tasks); "
+            "no verdict either way."
+        )
     if c.significant:
         word = "better" if c.difference > 0 else "worse"
-        return f"other is significantly {word} than base (p = {c.p_value:.3g} < {alpha:g})."
-    return (f"the difference is inside the noise (p = {c.p_value:.3g}, interval "
-            f"{'undefined' if c.low is None else 'includes 0' if c.low <= 0 <= (c.high or 0) else 'excludes 0'}): "
-            "no significant difference.")  # fmt: skip
+        return (
+            f"other is significantly {word} than base: {p} < {alpha:g} and the "
+            f"{_level(c)} interval excludes 0."
+        )
+    if not c.excludes_zero:
+        return (
+            f"no significant difference: the {_level(c)} interval includes 0 "
+            f"(the difference is inside the noise; {p})."
+        )
+    return (
+        f"not significant by McNemar's test: {p} is not below {alpha:g} (a verdict needs "
+        f"both p < {alpha:g} and a {_level(c)} interval that excludes 0; only the interval "
+        "does), so the difference is inside the noise."
+    )
 
 
 def compare(
@@ -131,9 +196,11 @@ def compare(
     """Paired per-task comparison of two runs: difference with interval, McNemar, wins/losses.
 
     The difference is the mean over shared tasks of (other - base) success rate,
-    with a 95% interval from the paired standard error; the exact McNemar test
-    uses (task, repeat) trial pairs. Significant means p < alpha and the interval
-    excludes 0. Infra errors are left out.
+    with a (1 - alpha) small-sample interval (Student t over tasks; score bounds
+    when every task moved alike); the exact McNemar test uses (task, repeat)
+    trial pairs. Significant means enough tasks (6 at alpha 0.05), p < alpha and
+    an interval that excludes 0; with fewer tasks it says "too few tasks to
+    conclude". Infra errors are left out.
 
     Examples:
       localagentbench compare --base runs/main --other runs/branch
@@ -144,13 +211,15 @@ def compare(
     result = compare_records(_pick(base_records, base_config, "base"),
                              _pick(other_records, other_config, "other"), alpha)  # fmt: skip
     if as_json:
-        typer.echo(json.dumps({**asdict(result), "verdict": _verdict(result, alpha)}, indent=2))
+        verdict = _verdict(result, alpha)
+        payload = {**asdict(result), "too_few": result.too_few, "verdict": verdict}
+        typer.echo(json.dumps(payload, indent=2))
     else:
-        interval = "n/a" if result.low is None else f"[{result.low:+.3f}, {result.high:+.3f}]"
         typer.echo(
             f"tasks: {result.tasks}; success base {100 * result.base_rate:.1f}%, "
             f"other {100 * result.other_rate:.1f}%\n"
-            f"difference (other - base): {result.difference:+.3f}, 95% interval {interval}\n"
+            f"difference (other - base): {result.difference:+.3f}, {_level(result)} interval "
+            f"{_interval_text(result)}\n"
             f"McNemar over {result.pairs} trial pairs: both {result.both}, base only "
             f"{result.base_only}, other only {result.other_only}, neither {result.neither}; "
             f"p = {result.p_value:.3g}\n"

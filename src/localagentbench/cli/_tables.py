@@ -23,6 +23,7 @@ from localagentbench.records import (
     summarise,
     utc_now,
 )
+from localagentbench.report import task_set_note
 
 __all__ = ["leaderboard", "load_records", "tables"]
 
@@ -153,10 +154,16 @@ def provenance_lines(infos: list[RunInfo]) -> list[str]:
     return lines
 
 
+def _columns(rows: list[dict[str, Any]]) -> list[str]:
+    """Every row's keys in first-seen order: configurations with different k (pass@k) each
+    keep their own column instead of being dropped (md) or crashing the writer (csv)."""
+    return list(dict.fromkeys(key for row in rows for key in row))
+
+
 def _md_table(rows: list[dict[str, str]]) -> list[str]:
     if not rows:
         return ["(no trials)"]
-    headers = list(rows[0])
+    headers = _columns(rows)
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(" --- " for _ in headers) + "|"]
     return lines + ["| " + " | ".join(row.get(h, "") for h in headers) + " |" for row in rows]
 
@@ -174,22 +181,31 @@ def _matrix(summary: Summary) -> list[dict[str, str]]:
     return rows
 
 
-def render(summary: Summary, fmt: Format, infos: list[RunInfo] | None = None) -> str:
-    """The tables in one format. Configurations sorted by id (never by rank: stable diffs)."""
+def render(
+    summary: Summary, fmt: Format, infos: list[RunInfo] | None = None, note: str | None = None
+) -> str:
+    """The tables in one format. Configurations sorted by id (never by rank: stable diffs).
+
+    ``note`` (``task_set_note``) heads the Markdown and is the json's ``task_sets_differ``."""
     configs = [summary.configurations[c] for c in sorted(summary.configurations)]
     if fmt is Format.json:
-        return json.dumps({"configurations": [leaderboard(c) for c in configs],
-                           "cells": [json.loads(c.model_dump_json()) for c in summary.cells],
-                           "quality": summary.quality}, indent=2)  # fmt: skip
+        payload = {
+            "configurations": [leaderboard(c) for c in configs],
+            "cells": [json.loads(c.model_dump_json()) for c in summary.cells],
+            "quality": summary.quality,
+            "task_sets_differ": note,
+        }
+        return json.dumps(payload, indent=2)
     if fmt is Format.csv:
         out = io.StringIO()
         rows = [leaderboard(c) for c in configs]
         if rows:
-            writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+            writer = csv.DictWriter(out, fieldnames=_columns(rows), lineterminator="\n")
             writer.writeheader()
             writer.writerows(rows)
         return out.getvalue().rstrip("\n")
-    lines = ["## Leaderboard (95% intervals)", "", *_md_table([_md_row(c) for c in configs]), ""]
+    lines = [f"**{note}**", ""] if note else []
+    lines += ["## Leaderboard (95% intervals)", "", *_md_table([_md_row(c) for c in configs]), ""]
     if summary.quality:
         lines += [f"*composite: {summary.quality}.", ""]
     lines += ["## Tasks x configurations (successes / scored trials)", "",
@@ -211,7 +227,8 @@ def tables(
 
     Every configuration's numbers come from its own records only, so a subset
     (--agents) never changes the others. A configuration id seen in several runs
-    is shown as RUN_ID/ID.
+    is shown as RUN_ID/ID. Runs over different task sets get a line naming each
+    run's task count (on stderr for csv): their numbers are not directly comparable.
 
     Examples:
       localagentbench tables runs/20261202-101500-ab12cd
@@ -224,14 +241,21 @@ def tables(
             counts[config] = counts.get(config, 0) + 1
     wanted = {a.strip() for a in agents.split(",") if a.strip()} if agents else None
     selected: list[TrialRecord] = []
-    for run_id, records in loaded:
+    task_sets: dict[str, set[str]] = {}
+    ids = [run_id for run_id, _ in loaded]
+    for path, (run_id, records) in zip(runs, loaded, strict=True):
+        name = run_id if ids.count(run_id) == 1 else str(path)
         for r in records:
             if wanted is not None and r.config_id not in wanted and r.agent not in wanted:
                 continue
+            task_sets.setdefault(name, set()).add(r.task_id)
             if counts[r.config_id] > 1:
                 r = r.model_copy(update={"config_id": f"{run_id}/{r.config_id}"})
             selected.append(r)
     if not selected:
         raise RunDirError(f"no configuration matches --agents {agents}")
-    summary = summarise(",".join(run_id for run_id, _ in loaded), selected, utc_now())
-    typer.echo(render(summary, fmt, [RunDir(run).read_info() for run in runs]))
+    summary = summarise(",".join(ids), selected, utc_now())
+    note = task_set_note(task_sets)
+    if note and fmt is Format.csv:
+        typer.echo(note, err=True)
+    typer.echo(render(summary, fmt, [RunDir(run).read_info() for run in runs], note))

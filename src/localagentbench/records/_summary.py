@@ -20,8 +20,8 @@ from pydantic import BaseModel, Field, model_validator
 from localagentbench.records._models import TrialRecord, UnrunnableTask
 from localagentbench.stats import (
     SingleClusterWarning,
-    clustered_se,
     composite_parts,
+    fraction_interval,
     pass_at_k,
     pass_hat_k,
     stability,
@@ -136,7 +136,8 @@ class ConfigSummary(BaseModel):
     """k -> mean over tasks of pass^k, same k as pass_at_k."""
     correctness_interval: tuple[float, float] | None = None
     """Mean correctness -/+ 1.96 task-clustered standard errors (repeats of a task are
-    correlated), clipped to [0, 1]; None with fewer than two trials."""
+    correlated), clipped to [0, 1] and never narrower than the Wilson bounds of that mean over
+    the trials (stats.fraction_interval); None with fewer than two trials."""
     correctness_se: float | None = None
     compliance: float | None = None
     """Mean share of compliance checks passed, over trials that have any; None when none do."""
@@ -215,16 +216,15 @@ def _median(values: Iterable[float | None]) -> float | None:
 
 
 def _correctness_interval(scored: list[TrialRecord]) -> tuple[float | None, tuple[float, float] | None]:  # fmt: skip
+    """Task-clustered interval of mean correctness with the Wilson floor (stats.fraction_interval)."""
     if len(scored) < 2:
         return None, None
-    values = [r.correctness for r in scored]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SingleClusterWarning)  # one task: i.i.d. fallback
-        se = _finite(clustered_se(values, [r.task_id for r in scored]))
-    if se is None:
-        return None, None
-    mean = statistics.fmean(values)
-    return se, (max(0.0, mean - Z95 * se), min(1.0, mean + Z95 * se))
+        _, se, low, high = fraction_interval(
+            [r.correctness for r in scored], [r.task_id for r in scored], Z95
+        )
+    return _finite(se), (low, high)
 
 
 def _compliance(scored: list[TrialRecord]) -> tuple[float | None, int]:

@@ -10,6 +10,7 @@
 """
 
 from localagentbench.report._entries import Entry, Rate, leaderboard_entries
+from localagentbench.report._format import task_set_note
 from localagentbench.report._leaderboard import build_leaderboard, promote
 from localagentbench.report._load import ReportRun, load_run
 from localagentbench.report._markdown import leaderboard_rows, markdown_for, markdown_report
@@ -30,5 +31,6 @@ __all__ = [
     "markdown_report",
     "promote",
     "results_section",
+    "task_set_note",
     "update_results",
 ]

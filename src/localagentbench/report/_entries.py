@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import warnings
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
@@ -20,7 +21,14 @@ from pydantic import BaseModel, Field
 
 from localagentbench.records import ConfigSummary, Summary, TrialRecord
 from localagentbench.records import Rate as SummaryRate
-from localagentbench.stats import composite_parts, pass_hat_k, stability, wilson_interval
+from localagentbench.stats import (
+    SingleClusterWarning,
+    composite_parts,
+    fraction_interval,
+    pass_hat_k,
+    stability,
+    wilson_interval,
+)
 
 __all__ = ["Entry", "Rate", "leaderboard_entries", "scored", "task_spreads"]
 
@@ -66,7 +74,8 @@ class Entry(BaseModel):
     composite_rescaled: bool = False
     correctness_mean: float | None = None
     correctness_interval: tuple[float, float] | None = None
-    """Task-clustered 95% interval of mean correctness (from the summary; v2 on)."""
+    """Task-clustered 95% interval of mean correctness with the Wilson floor (from the records,
+    else the summary's; v2 on)."""
     compliance_mean: float | None = None
     claimed_done: int = 0
     false_success: int = 0
@@ -144,6 +153,21 @@ def _cost(records: Sequence[TrialRecord]) -> float | None:
     return sum(known) if known else None
 
 
+def _correctness_interval(
+    config: ConfigSummary, records: Sequence[TrialRecord]
+) -> tuple[float, float] | None:
+    """From the records when there are any (a summary.json written before the Wilson floor
+    may hold a collapsed ``[1.0, 1.0]``), else the summary's."""
+    if len(records) < 2:
+        return config.correctness_interval
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingleClusterWarning)
+        _, _, low, high = fraction_interval(
+            [r.correctness for r in records], [r.task_id for r in records]
+        )
+    return (low, high)
+
+
 def _from_rate(rate: SummaryRate | None) -> Rate | None:
     if rate is None:
         return None
@@ -179,7 +203,7 @@ def _entry(
         ),
         pass_at_k=dict(config.pass_at_k),
         correctness_mean=config.correctness_mean,
-        correctness_interval=config.correctness_interval,
+        correctness_interval=_correctness_interval(config, counted),
         claimed_done=config.claimed_done,
         false_success=config.false_success,
         overfit=config.overfit,

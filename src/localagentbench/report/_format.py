@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Set
+
 from localagentbench.report._entries import Entry, Rate
 
-__all__ = ["entry_row", "num", "pct", "rate", "seconds", "tokens", "usd"]
+__all__ = ["entry_row", "num", "pct", "rate", "seconds", "task_set_note", "tokens", "usd"]
 
 
 def pct(value: float | None) -> str:
@@ -85,3 +87,19 @@ def entry_row(e: Entry) -> dict[str, str]:
         "latency p50 s": num(e.latency_p50_s, 2),
         "cost": usd(e.cost_usd),
     }
+
+
+def task_set_note(task_sets: Mapping[str, Set[str]]) -> str | None:
+    """Run id -> the task ids it measured: one line when the runs' task sets differ, else None.
+
+    Tables over runs of different tasks are never merged silently: the line names each
+    run with its task count and says the numbers are not directly comparable.
+    """
+    if len({frozenset(tasks) for tasks in task_sets.values()}) <= 1:
+        return None
+    shared = frozenset.intersection(*(frozenset(tasks) for tasks in task_sets.values()))
+    runs = ", ".join(f"run {run_id}: {len(tasks)} tasks" for run_id, tasks in task_sets.items())
+    return (
+        f"Different task sets ({runs}; {len(shared)} shared): these configurations were "
+        "measured on different tasks, so their numbers are not directly comparable."
+    )

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 
 from localagentbench.records import Incident, RunInfo, Summary, TrialRecord
 from localagentbench.report._entries import leaderboard_entries
-from localagentbench.report._format import entry_row
+from localagentbench.report._format import entry_row, task_set_note
 from localagentbench.report._load import ReportRun, label_entries
 from localagentbench.report._matrix import matrix_rows
 
@@ -94,9 +94,11 @@ def markdown_for(runs: Sequence[ReportRun]) -> str:
         if len(runs) == 1
         else f"LocalAgentBench: {len(runs)} runs"
     )
+    note = task_set_note({r.summary.run_id: {c.task_id for c in r.summary.cells} for r in runs})
     lines = [
         f"# {_cell(title)}",
         "",
+        *([f"**{_cell(note)}**", ""] if note else []),
         f"{trials} trials ({infra} infra errors, reported apart and never counted as model "
         "failures). Success rates and false-success rates carry 95% Wilson intervals; pass@k "
         "and pass^k use the largest k every task reached.",

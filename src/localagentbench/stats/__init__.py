@@ -6,9 +6,10 @@ depends on anything but its arguments. Random ones are seeded. Each
 docstring cites its method and says how it behaves at small n; the
 reasoning is collected in ``docs/METHODOLOGY.md`` ("Statistics").
 
-- pass rates: ``pass_at_k``, ``pass_hat_k``, ``wilson_interval``
-- error bars: ``clustered_se``, ``bootstrap_ci``
-- comparing two configurations: ``paired_difference``, ``mcnemar_exact``
+- pass rates: ``pass_at_k``, ``pass_hat_k``, ``wilson_interval``, ``wilson_bounds``
+- error bars: ``clustered_se``, ``fraction_interval``, ``bootstrap_ci``
+- comparing two configurations: ``paired_difference``, ``paired_interval``,
+  ``min_paired_tasks``, ``mcnemar_exact``
 - repeatability: ``stability``, ``intra_task_correlation``
 - the leaderboard figure: ``composite_score``, ``composite_parts``
 - judge agreement: ``cohens_kappa``
@@ -16,10 +17,17 @@ reasoning is collected in ``docs/METHODOLOGY.md`` ("Statistics").
 """
 
 from ._agreement import cohens_kappa
-from ._clustered import SingleClusterWarning, bootstrap_ci, clustered_se
+from ._clustered import SingleClusterWarning, bootstrap_ci, clustered_se, fraction_interval
 from ._composite import CompositeParts, composite_parts, composite_score
-from ._intervals import wilson_interval
-from ._paired import McNemarResult, mcnemar_exact, paired_difference
+from ._intervals import wilson_bounds, wilson_interval
+from ._paired import (
+    McNemarResult,
+    PairedInterval,
+    mcnemar_exact,
+    min_paired_tasks,
+    paired_difference,
+    paired_interval,
+)
 from ._passk import pass_at_k, pass_hat_k
 from ._power import intra_task_correlation, minimum_detectable_effect
 from ._stability import stability
@@ -27,18 +35,23 @@ from ._stability import stability
 __all__ = [
     "CompositeParts",
     "McNemarResult",
+    "PairedInterval",
     "SingleClusterWarning",
     "bootstrap_ci",
     "clustered_se",
     "cohens_kappa",
     "composite_parts",
     "composite_score",
+    "fraction_interval",
     "intra_task_correlation",
     "mcnemar_exact",
+    "min_paired_tasks",
     "minimum_detectable_effect",
     "paired_difference",
+    "paired_interval",
     "pass_at_k",
     "pass_hat_k",
     "stability",
+    "wilson_bounds",
     "wilson_interval",
 ]

@@ -15,7 +15,16 @@ from typing import SupportsFloat
 import numpy as np
 import numpy.typing as npt
 
-from ._validate import FloatArray, RealSequence, as_array, as_count, as_fraction, same_length
+from ._intervals import wilson_bounds
+from ._validate import (
+    FloatArray,
+    RealSequence,
+    as_array,
+    as_count,
+    as_fraction,
+    as_positive,
+    same_length,
+)
 
 
 class SingleClusterWarning(RuntimeWarning):
@@ -169,3 +178,51 @@ def bootstrap_ci(
     tail = (1.0 - level) / 2.0
     low, high = np.quantile(estimates, [tail, 1.0 - tail])
     return (float(low), float(high))
+
+
+def fraction_interval(
+    values: RealSequence, clusters: Sequence[Hashable], z: float = 1.96
+) -> tuple[float, float, float, float]:
+    """Mean of [0, 1] values with a cluster-robust interval that never collapses.
+
+    For per-trial fractions such as held-out pass fractions, clustered by task.
+    Returns ``(mean, se, low, high)`` with ``se = clustered_se(values,
+    clusters)`` and the interval the hull (union) of
+
+    - ``mean -/+ z * se``, clipped to [0, 1], and
+    - ``wilson_bounds(mean, len(values), z)``: the Wilson score bounds a pass
+      rate of the same value over the same number of trials gets.
+
+    The second part is a floor: a [0, 1]-valued mean has at most the binomial
+    variance ``p (1 - p)``, so no set of N trials pins it down more tightly
+    than N pass/fail trials would. It matters where the clustered standard
+    error is 0 (every trial scored 1.0, or every trial 0.0), which would
+    otherwise give the false interval ``[100%, 100%]``; in the middle of the
+    range the clustered interval is usually the wider one.
+
+    Small n: with one value ``se`` is ``nan`` and the interval is the Wilson
+    floor for n = 1 (nearly the whole range). With one cluster
+    ``clustered_se`` warns (``SingleClusterWarning``) and falls back to the
+    i.i.d. standard error; with few clusters that part is optimistic, and the
+    floor still holds.
+
+    Args:
+        values: one value in [0, 1] per observation (e.g. per-trial correctness).
+        clusters: one label per value (e.g. the trial's task).
+        z: standard normal quantile for the confidence level, ``> 0``.
+
+    Raises:
+        ValueError: empty input, values outside [0, 1], unequal lengths or
+            ``z <= 0``.
+    """
+    x = as_array(values, "values")
+    if np.any((x < 0.0) | (x > 1.0)):
+        raise ValueError("values must all be between 0 and 1")
+    z_f = as_positive(z, "z")
+    mean = float(np.clip(np.mean(x), 0.0, 1.0))
+    se = clustered_se(x, clusters)
+    low, high = wilson_bounds(mean, x.size, z_f)
+    if not math.isnan(se):
+        low = min(low, max(0.0, mean - z_f * se))
+        high = max(high, min(1.0, mean + z_f * se))
+    return (mean, se, low, high)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ._validate import as_count, as_positive
+from ._validate import as_count, as_fraction, as_positive
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -44,11 +44,37 @@ def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, flo
         raise ValueError(f"successes must be between 0 and n={total}, got {x}")
     if total == 0:
         return (0.0, 1.0)
-    p = x / total
+    low, high = wilson_bounds(x / total, total, z_f)
+    return (0.0 if x == 0 else low, 1.0 if x == total else high)
+
+
+def wilson_bounds(p: float, n: float, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score bounds of ``wilson_interval`` for a rate ``p`` that need not be a count.
+
+    The same formula as ``wilson_interval`` with ``p`` any value in [0, 1] and
+    ``n`` any positive size: a mean of per-task rates over n tasks, or a mean of
+    per-trial fractions over n trials. Any [0, 1]-valued mean has a variance of
+    at most ``p (1 - p)``, the binomial's, so these bounds are what a pass rate
+    of the same value over the same n would get; ``fraction_interval`` and
+    ``paired_interval`` use them as a floor so that a mean at 0 or 1 keeps a
+    width.
+
+    Small n: as ``wilson_interval``; at ``p`` of 0 or 1 the width is still
+    about ``z^2 / (n + z^2)``, never 0.
+
+    Args:
+        p: the rate, ``0 <= p <= 1``.
+        n: the number of observations behind it, ``> 0``.
+        z: standard normal quantile for the confidence level, ``> 0``.
+
+    Raises:
+        ValueError: ``p`` outside [0, 1], ``n <= 0`` or ``z <= 0``.
+    """
+    p_f = as_fraction(p, "p")
+    total = as_positive(n, "n")
+    z_f = as_positive(z, "z")
     z2 = z_f * z_f
     denominator = 1.0 + z2 / total
-    centre = (p + z2 / (2.0 * total)) / denominator
-    half = z_f / denominator * math.sqrt(p * (1.0 - p) / total + z2 / (4.0 * total * total))
-    low = 0.0 if x == 0 else max(0.0, centre - half)
-    high = 1.0 if x == total else min(1.0, centre + half)
-    return (low, high)
+    centre = (p_f + z2 / (2.0 * total)) / denominator
+    half = z_f / denominator * math.sqrt(p_f * (1.0 - p_f) / total + z2 / (4.0 * total * total))
+    return (max(0.0, centre - half), min(1.0, centre + half))

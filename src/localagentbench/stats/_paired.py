@@ -6,9 +6,18 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binomtest  # type: ignore[import-untyped, unused-ignore]
+from scipy.stats import binomtest, norm  # type: ignore[import-untyped, unused-ignore]
+from scipy.stats import t as student_t  # type: ignore[import-untyped, unused-ignore]
 
-from ._validate import OutcomeSequence, RealSequence, as_array, as_positive, same_length
+from ._intervals import wilson_bounds
+from ._validate import (
+    OutcomeSequence,
+    RealSequence,
+    as_array,
+    as_fraction,
+    as_positive,
+    same_length,
+)
 
 
 def paired_difference(
@@ -34,7 +43,8 @@ def paired_difference(
     sample variance is undefined, so ``se``, ``low`` and ``high`` are ``nan``
     (not ``inf``: nothing was measured, rather than an infinitely wide
     measurement); ``mean`` is still the single difference. Identical
-    differences give ``se == 0`` and a zero-width interval.
+    differences give ``se == 0`` and a zero-width interval: for a verdict on
+    rates use ``paired_interval``, which never collapses.
 
     Args:
         a: per-task values of the baseline configuration.
@@ -55,6 +65,124 @@ def paired_difference(
         return (mean, math.nan, math.nan, math.nan)
     se = float(np.std(diffs, ddof=1)) / math.sqrt(n)
     return (mean, se, mean - z_f * se, mean + z_f * se)
+
+
+_EQUAL = 1e-12
+"""Differences closer than this are the same difference (float rounding, not spread)."""
+
+
+@dataclass(frozen=True)
+class PairedInterval:
+    """A paired difference ``b - a`` with the small-sample interval of ``paired_interval``."""
+
+    mean: float
+    se: float
+    """Standard error of the mean difference; ``nan`` with one task."""
+    low: float
+    high: float
+    method: str
+    """``"t"`` (Student t, n - 1 degrees of freedom) or ``"newcombe"`` (score bounds)."""
+    n: int
+    """Paired tasks."""
+    confidence: float
+
+
+def paired_interval(a: RealSequence, b: RealSequence, confidence: float = 0.95) -> PairedInterval:
+    """Mean paired difference ``b - a`` of two rates, with an interval honest at small n.
+
+    ``a[i]`` and ``b[i]`` are two configurations' success rates (or other
+    [0, 1] values) on task i. With ``d_i = b_i - a_i`` over n tasks:
+
+    - when the differences vary, the Student t interval
+      ``mean -/+ t(n - 1) * std(d, ddof=1) / sqrt(n)`` with the
+      ``(1 + confidence) / 2`` quantile of t with n - 1 degrees of freedom
+      (``scipy.stats.t``), clipped to [-1, 1] (no difference of rates lies
+      outside);
+    - when every difference is the same (sample variance 0, which the t
+      interval would turn into a zero-width interval) or there is one task:
+      Newcombe's hybrid score interval (Newcombe 1998, "Interval estimation
+      for the difference between independent proportions", Stat. Med.
+      17:873-890, method 10) from the Wilson bounds ``wilson_bounds`` of
+      ``mean(a)`` and ``mean(b)`` over n tasks::
+
+          low  = d - sqrt((p_b - l_b)^2 + (u_a - p_a)^2)
+          high = d + sqrt((u_b - p_b)^2 + (p_a - l_a)^2)
+
+      It treats the two sides as independent; paired outcomes are usually
+      positively correlated, which makes it wider, not narrower, than a paired
+      interval would be (conservative).
+
+    Example: base passes both of 2 tasks, other neither: ``mean = -1`` with
+    ``(low, high)`` about ``(-1.0, -0.07)``, where the t interval would be the
+    point ``[-1, -1]``.
+
+    Small n: the t quantile is 12.7 at n = 2, 4.30 at n = 3 and 3.18 at n = 4
+    (1.96 for the normal), so the interval is wide where little is known; it
+    assumes roughly normal differences, which cannot be checked below a few
+    tasks. ``min_paired_tasks`` says below which n no verdict should be drawn.
+
+    Args:
+        a: per-task values of the baseline configuration, each in [0, 1].
+        b: per-task values of the other configuration, same task order.
+        confidence: coverage of the interval, strictly between 0 and 1.
+
+    Raises:
+        ValueError: empty or unequal-length input, values outside [0, 1], or
+            ``confidence`` not strictly between 0 and 1.
+    """
+    a_arr = as_array(a, "a")
+    b_arr = as_array(b, "b")
+    same_length(a_arr.size, b_arr.size, "a", "b")
+    for name, arr in (("a", a_arr), ("b", b_arr)):
+        if np.any((arr < 0.0) | (arr > 1.0)):
+            raise ValueError(f"{name} must hold values between 0 and 1 (rates)")
+    level = as_fraction(confidence, "confidence")
+    if level in (0.0, 1.0):
+        raise ValueError(f"confidence must be strictly between 0 and 1, got {level}")
+    diffs = b_arr - a_arr
+    n = diffs.size
+    mean = float(np.mean(diffs))
+    tail = (1.0 + level) / 2.0
+    if n > 1 and float(np.ptp(diffs)) > _EQUAL:
+        se = float(np.std(diffs, ddof=1)) / math.sqrt(n)
+        half = float(student_t.ppf(tail, n - 1)) * se
+        low, high = max(-1.0, mean - half), min(1.0, mean + half)
+        return PairedInterval(mean, se, low, high, "t", n, level)
+    z = float(norm.ppf(tail))
+    p_a, p_b = float(np.mean(a_arr)), float(np.mean(b_arr))
+    l_a, u_a = wilson_bounds(min(1.0, p_a), n, z)
+    l_b, u_b = wilson_bounds(min(1.0, p_b), n, z)
+    low = mean - math.hypot(p_b - l_b, u_a - p_a)
+    high = mean + math.hypot(u_b - p_b, p_a - l_a)
+    se = 0.0 if n > 1 else math.nan
+    return PairedInterval(mean, se, max(-1.0, low), min(1.0, high), "newcombe", n, level)
+
+
+def min_paired_tasks(alpha: float = 0.05) -> int:
+    """Fewest paired tasks from which a comparison may conclude at level ``alpha``.
+
+    The smallest n with ``2 * 0.5**n < alpha``: below it, even when every
+    task moves the same way, the exact two-sided sign test over tasks (the
+    distribution-free test that assumes nothing about the size of the
+    differences) cannot reach p < alpha, and the t interval's normality
+    cannot be checked. 6 at ``alpha = 0.05`` (5 tasks all one way give
+    p = 0.0625), 8 at 0.01.
+
+    Small n: this is the threshold itself; it depends only on ``alpha``.
+
+    Args:
+        alpha: two-sided significance level, strictly between 0 and 1.
+
+    Raises:
+        ValueError: ``alpha`` not strictly between 0 and 1.
+    """
+    level = as_fraction(alpha, "alpha")
+    if level in (0.0, 1.0):
+        raise ValueError(f"alpha must be strictly between 0 and 1, got {level}")
+    n = 1
+    while 2.0 * 0.5**n >= level:
+        n += 1
+    return n
 
 
 @dataclass(frozen=True)
