@@ -60,7 +60,8 @@ def _check_searchable(paths: list[Path], uid: int) -> None:
         if parent is not None:
             raise SandboxError(
                 f"{parent} is not searchable by the agent's uid {uid}, so it cannot reach "
-                f"{path}: create trial directories under a root with mode 0755 (or 0711)"
+                f"{path}: every folder above a trial must be searchable (mode 0711 or 0755); "
+                "point TMPDIR or --workdir-root at such a place"
             )
 
 
