@@ -5,9 +5,10 @@ The launcher confines itself with landlock and then runs the agent, which inheri
 and execution only under the system trees, a minimal /etc, /proc and the toolchains; writes
 only in the workspace, HOME and a few /dev nodes. TCP bind is denied and TCP connect allowed
 only to the gateway port (ABI 4+; older kernels get no network restriction, and the level
-says so). Weaker than bwrap: other files under the visible trees cannot be masked, /tmp is
-not writable (TMPDIR points into HOME), there is no PID namespace (the launcher supervises
-as a subreaper and kills every descendant when the agent ends), and UDP is not restricted.
+says so). Weaker than bwrap: hidden paths inside visible trees (the installed suite in
+site-packages) are unreadable but can be listed (see `_kernel._carve`), /tmp is not
+writable (TMPDIR points into HOME), there is no PID namespace (the launcher supervises as a
+subreaper and kills every descendant when the agent ends), and UDP is not restricted.
 """
 
 from __future__ import annotations
@@ -90,10 +91,9 @@ def hidden_warning(hidden: Sequence[Path]) -> str:
     """What landlock's inability to mask paths inside visible trees means, in one line."""
     return (
         f"{_HIDDEN_OPENING} {len(hidden)} harness path(s) inside visible toolchain trees "
-        f"(e.g. {hidden[0]}): files there, such as the installed bundled suite's held-out "
-        "tests and references, stay readable to the agent; the workspace, HOME, other trials, "
-        "the run directory and task folders outside the toolchains are not; use bwrap for "
-        "full masking"
+        f"(e.g. {hidden[0]}) completely: the agent cannot read the files there (the installed "
+        "suite's held-out tests and references) but can list their names; use bwrap to hide "
+        "them entirely"
     )
 
 
@@ -163,6 +163,7 @@ class LandlockSandbox:
                 "ro": [*_READ_ONLY, *map(str, jail.readonly), str(LAUNCHER_DIR)],
                 "rw": [str(spec.workspace), str(spec.home), *_DEVICES],
                 "ports": ports if self.abi >= 4 else None,
+                "hidden": [str(path) for path in jail.hidden],
             },
         }
         env = dict(spec.env)
