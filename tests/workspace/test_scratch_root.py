@@ -6,6 +6,8 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
+
 from localagentbench.tasks import load_tasks
 from localagentbench.workspace import (
     PristineStore,
@@ -82,3 +84,13 @@ def test_a_new_run_sweeps_a_dead_runs_root(tmp_path: Path):
     fresh = make_scratch_root(tmp_path, [])
     assert not dead.exists()
     assert fresh.is_dir()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")
+def test_sweep_skips_another_users_root(tmp_path: Path):
+    """Another user's root (0700: looking inside would fail) is left alone, not fatal."""
+    theirs = _root(tmp_path, "lab-theirs", f"{_dead_pid()} 1\n")
+    os.chown(theirs, 65534, 65534)
+    theirs.chmod(0o700)
+    assert sweep_stale_roots(tmp_path) == []
+    assert theirs.is_dir()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,10 +114,16 @@ def sweep_stale_roots(base: Path | None = None) -> list[Path]:
         return removed
     for root in candidates:
         marker = root / OWNER_MARKER
-        if root.is_symlink() or not marker.is_file() or _owner_alive(marker):
+        try:
+            st = root.lstat()
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+                continue  # a link, a file, or another user's run: not ours to judge
+            if not marker.is_file() or marker.lstat().st_uid != st.st_uid:
+                continue
+        except OSError:
             continue
-        if marker.stat().st_uid != os.geteuid():
-            continue  # another user's run: not ours to judge
+        if _owner_alive(marker):
+            continue
         shutil.rmtree(root, ignore_errors=True)
         if not root.exists():
             removed.append(root)
