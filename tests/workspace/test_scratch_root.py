@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from localagentbench.sandbox._wrapped import scratch_dir
 from localagentbench.tasks import load_tasks
 from localagentbench.workspace import (
     PristineStore,
@@ -94,3 +95,11 @@ def test_sweep_skips_another_users_root(tmp_path: Path):
     theirs.chmod(0o700)
     assert sweep_stale_roots(tmp_path) == []
     assert theirs.is_dir()
+
+
+def test_jail_helper_folders_are_marked_for_the_sweep(tmp_path: Path):
+    """A harness killed mid-trial leaves its jail's helper folder: it must be sweepable."""
+    with scratch_dir(tmp_path / "lab-jail-test") as helper:
+        pid = (helper / OWNER_MARKER).read_text().split()[0]
+        assert int(pid) == os.getpid()
+        assert stat.S_IMODE(helper.stat().st_mode) == 0o711
