@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -37,7 +38,37 @@ def test_doctor_reports_sandbox_and_tools(cli, monkeypatch):
     assert "python" in out
     assert "sandbox:bwrap" in out
     assert "sandbox:landlock" in out
-    assert "runs will use" in out
+    assert "runs will use" in out or "runs would use" in out
+
+
+_BROKEN_BWRAP = """#!/bin/sh
+# Starts /bin/true (what the backend probe runs) but no real jail: a machine where bwrap
+# exists and namespaces work, yet mounting does not.
+for last; do :; done
+[ "$last" = /bin/true ] && exit 0
+echo "bwrap: Can't mount proc on /newroot/proc: Operation not permitted" >&2
+exit 1
+"""
+
+
+def test_doctor_fails_loudly_when_the_sandbox_runs_would_use_does_not_work(
+    cli, monkeypatch, tmp_path
+):
+    """The probe passes, so runs would pick this bwrap: doctor's real jail must catch it."""
+    fake = tmp_path / "bin" / "bwrap"
+    fake.parent.mkdir()
+    fake.write_text(_BROKEN_BWRAP)
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:9")
+    code, out, _ = cli("doctor")
+    assert code == 1
+    lines = {line.split()[1]: line for line in out.splitlines() if line[:4] in ("ok  ", "FAIL")}
+    assert lines["sandbox:bwrap"].startswith("FAIL")
+    assert "failed at step 'write in the workspace'" in lines["sandbox:bwrap"]
+    assert "bwrap: Can't mount proc" in lines["sandbox:bwrap"]
+    assert lines["isolation"].startswith("FAIL")
+    assert "runs would use bwrap, which does not work here" in lines["isolation"]
     assert "agent:opencode" in out
     assert "agent:crush" in out
     assert "ollama" in out

@@ -91,3 +91,27 @@ def test_toolchain_unreachable_for_the_agent_uid_is_warned_about(
     spec = make_spec(trial, readonly=[private / "toolchain"])
     wrapped = landlock.wrap(["true"], spec)
     assert any("unreachable for the agent's uid" in w for w in wrapped.warnings)
+
+
+def test_a_hidden_tree_inside_a_visible_toolchain_is_unreadable(
+    landlock: LandlockSandbox, run_jailed: RunJailed, trial_root: Path
+) -> None:
+    """Threat: the installed package (with the bundled suite's held-out tests) lies inside
+    the venv, a visible toolchain. Its files must not be readable; its neighbours must."""
+    venv = trial_root / "venv"
+    suite = venv / "lib" / "site-packages" / "localagentbench" / "suite"
+    suite.mkdir(parents=True)
+    (suite / "test_heldout.py").write_text("SECRET = 'heldout'\n")
+    (venv / "lib" / "site-packages" / "pytest.py").write_text("print('tool')\n")
+    (venv / "lib" / "site-packages" / "leak").symlink_to(suite / "test_heldout.py")
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    script = (
+        f"cat {suite}/test_heldout.py; cat {venv}/lib/site-packages/leak; "
+        f"cat {venv}/lib/site-packages/pytest.py {venv}/pyvenv.cfg; ls {suite}"
+    )
+    result = run_jailed(landlock, script, readonly=[venv], hide=[suite.parent])
+    assert "SECRET" not in result.stdout
+    assert "Permission denied" in result.stderr
+    assert "print('tool')" in result.stdout
+    assert "home = /usr/bin" in result.stdout
+    assert "test_heldout.py" in result.stdout  # names can be listed: said in the warning

@@ -20,7 +20,15 @@ from localagentbench.errors import InfraError
 from localagentbench.gateway import BackendUnavailable, TrialRoute, probe, serve
 from localagentbench.gateway.llamacpp import INSTALL_HINT, models_dir, runtime_version
 from localagentbench.runner._provenance import host_info
-from localagentbench.sandbox import available_backends
+from localagentbench.sandbox import (
+    BackendStatus,
+    SandboxError,
+    SelfTestStep,
+    available_backends,
+    select,
+    self_test,
+)
+from localagentbench.workspace import make_scratch_root
 
 _CODING_HINTS = (
     "coder",
@@ -100,10 +108,27 @@ def doctor(
     )
     statuses = available_backends()
     best = next(s for s in statuses if s.available)
+    best_works = True
     for status in statuses:
-        level = True if status.available and status.name != "none" else None
-        line(level, f"sandbox:{status.name}", status.reason)
-    line(True if best.name != "none" else None, "isolation", f"runs will use {best.name}")
+        if not status.available or status.name == "none":
+            line(None, f"sandbox:{status.name}", status.reason)
+            continue
+        steps = _prove(status)
+        failed = next((s for s in steps if not s.ok), None)
+        if failed is None:
+            line(True, f"sandbox:{status.name}", f"{status.reason}; proven: {_summary(steps)}")
+        else:
+            # Only the backend runs will use makes doctor fail; a broken spare is a warning.
+            best_works = best_works and status is not best
+            line(
+                False if status is best else None,
+                f"sandbox:{status.name}",
+                f"{status.reason}, but a real jail failed at step {failed.name!r}: {failed.detail}",
+            )
+    if not best_works:
+        line(False, "isolation", f"runs would use {best.name}, which does not work here")
+    else:
+        line(True if best.name != "none" else None, "isolation", f"runs will use {best.name}")
     for agent in agent_statuses():
         if agent.install is None:
             continue  # built in
@@ -133,6 +158,21 @@ def doctor(
         line(ok, f"model:{name}", detail)
     if missing:
         raise typer.Exit(1)
+
+
+def _prove(status: BackendStatus) -> list[SelfTestStep]:
+    """The backend's self-test in a scratch root made as runs make theirs."""
+    root = make_scratch_root(None, [])
+    try:
+        return self_test(select(status.name), root)
+    except SandboxError as e:
+        return [SelfTestStep("start", False, str(e))]
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _summary(steps: list[SelfTestStep]) -> str:
+    return ", ".join(step.name for step in steps)
 
 
 def gateway(

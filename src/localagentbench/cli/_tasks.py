@@ -17,6 +17,7 @@ from localagentbench.cli._common import TaskOpt, TasksOpt, console, err_console,
 from localagentbench.grading import default_sandbox, proof_problems, prove_fixture
 from localagentbench.records import TrialRecord
 from localagentbench.runner import RunOptions, SilentProgress, configuration_from_cli, execute
+from localagentbench.sandbox import select
 from localagentbench.tasks import (
     Problem,
     Task,
@@ -28,9 +29,11 @@ from localagentbench.tasks import (
 )
 
 
-def _prove(loaded: list[Task], concurrency: int) -> tuple[list[Problem], str]:
+def _prove(
+    loaded: list[Task], concurrency: int, name: str | None = None
+) -> tuple[list[Problem], str]:
     """Run every fixture's visible tests from a clean copy; problems and a one-line summary."""
-    sandbox = default_sandbox()
+    sandbox = default_sandbox() if name is None else select(name)
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
         proofs = list(pool.map(lambda t: prove_fixture(t, sandbox), loaded))
     problems = [
@@ -56,6 +59,10 @@ def check(
         typer.Option("--static", help="Only validate files; do not run the fixtures' tests."),
     ] = False,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 4,
+    sandbox: Annotated[
+        str | None,
+        typer.Option("--sandbox", help="bwrap | landlock | none (default: the best that works)."),
+    ] = None,
 ) -> None:
     """Validate tasks: schema, ids, material, hidden material outside the visible tree, fixtures.
 
@@ -71,7 +78,7 @@ def check(
     problems = list(loaded.problems)
     summary = ""
     if not static and loaded.tasks:
-        proved, summary = _prove(loaded.tasks, concurrency)
+        proved, summary = _prove(loaded.tasks, concurrency, sandbox)
         problems += proved
     err = err_console()
     for problem in problems:

@@ -36,6 +36,7 @@ from localagentbench.sandbox import (
     select,
 )
 from localagentbench.tasks import Problem, Task
+from localagentbench.workspace import mark_owner
 
 __all__ = [
     "ENV_FAULTS",
@@ -130,6 +131,8 @@ def prove_fixture(task: Task, sandbox: Sandbox) -> FixtureProof | None:
     if fixture is None:
         return None
     with tempfile.TemporaryDirectory(prefix="lab-check-") as tmp:
+        Path(tmp).chmod(0o711)  # the agent's uid must pass through it (landlock as root)
+        mark_owner(Path(tmp))
         ws, home = Path(tmp) / "ws", Path(tmp) / "home"
         shutil.copytree(fixture, ws, symlinks=True)
         home.mkdir()

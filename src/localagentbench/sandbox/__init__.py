@@ -12,7 +12,9 @@ which is short for::
         result = run_process(jailed.argv, cwd=jailed.cwd, env=jailed.env, timeout_s=...)
 
 `tamper_report` compares the final workspace with the pristine one for edited test and oracle
-files; `ObservedSandbox` wraps the run's backend for one trial to read what its jails counted. See docs/METHODOLOGY.md, "Isolation".
+files; `ObservedSandbox` wraps the run's backend for one trial to read what its jails counted;
+`self_test` proves a backend with real jailed commands (`doctor`). See docs/METHODOLOGY.md,
+"Isolation".
 """
 
 from localagentbench.sandbox._bwrap import BwrapSandbox
@@ -29,6 +31,7 @@ from localagentbench.sandbox._select import (
     isolation_level,
     select,
 )
+from localagentbench.sandbox._selftest import SelfTestStep, self_test
 from localagentbench.sandbox._spec import (
     NOBODY_UID,
     Sandbox,
@@ -60,6 +63,7 @@ __all__ = [
     "SandboxError",
     "SandboxSpec",
     "SandboxUnavailableError",
+    "SelfTestStep",
     "TamperReport",
     "Wrapped",
     "available_backends",
@@ -67,5 +71,6 @@ __all__ = [
     "package_root",
     "run_jailed",
     "select",
+    "self_test",
     "tamper_report",
 ]

@@ -215,17 +215,48 @@ def _fs_rights(abi: int, rights: int) -> int:
     return rights
 
 
+_READ_DIR = 1 << 3
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _carve(tree: str, hidden: list[str], rights: int) -> list[tuple[str, int]]:
+    """Rules granting `rights` on `tree` except on the `hidden` paths below it.
+
+    A landlock rule covers everything beneath its folder, so a tree holding a hidden path
+    is granted piecewise: its folders on the way to the hidden path may only be listed, and
+    every other entry (resolved: a link into a hidden path is left out) gets `rights`.
+    """
+    real = os.path.realpath(tree)
+    if any(_inside(real, h) for h in hidden):
+        return []
+    if not any(_inside(h, real) for h in hidden):
+        return [(tree, rights)]
+    rules = [(tree, _READ_DIR)]
+    try:
+        names = sorted(os.listdir(tree))
+    except OSError:
+        return rules
+    for name in names:
+        rules += _carve(os.path.join(tree, name), hidden, rights)
+    return rules
+
+
 def landlock_restrict(
     read_only: Iterable[str],
     read_write: Iterable[str],
     connect_ports: Iterable[int] | None,
+    hidden: Iterable[str] = (),
 ) -> int:
     """Confine this process and its future children; return the ABI used.
 
     Everything not under `read_only` (read, execute) or `read_write` (all file rights) is
-    denied. With ABI 4+, TCP bind is denied and TCP connect allowed only to `connect_ports`
-    (None: leave the network alone). With ABI 6+, signals and abstract unix sockets are
-    scoped to the jail. Paths that do not exist are skipped.
+    denied. Files under `hidden` stay unreadable even inside a `read_only` tree (their names
+    can still be listed: see `_carve`). With ABI 4+, TCP bind is denied and TCP connect
+    allowed only to `connect_ports` (None: leave the network alone). With ABI 6+, signals
+    and abstract unix sockets are scoped to the jail. Paths that do not exist are skipped.
     """
     abi = landlock_abi()
     if abi < 1:
@@ -245,7 +276,8 @@ def landlock_restrict(
         "landlock_create_ruleset",
     )
     try:
-        rules = [(p, _fs_rights(abi, FS_READ)) for p in read_only]
+        masked = [os.path.realpath(h) for h in hidden]
+        rules = [r for p in read_only for r in _carve(p, masked, _fs_rights(abi, FS_READ))]
         rules += [(p, handled_fs & ~(1 << 6 | 1 << 11)) for p in read_write]
         for path, rights in rules:
             try:

@@ -5,15 +5,17 @@ The launcher confines itself with landlock and then runs the agent, which inheri
 and execution only under the system trees, a minimal /etc, /proc and the toolchains; writes
 only in the workspace, HOME and a few /dev nodes. TCP bind is denied and TCP connect allowed
 only to the gateway port (ABI 4+; older kernels get no network restriction, and the level
-says so). Weaker than bwrap: other files under the visible trees cannot be masked, /tmp is
-not writable (TMPDIR points into HOME), there is no PID namespace (the launcher supervises
-as a subreaper and kills every descendant when the agent ends), and UDP is not restricted.
+says so). Weaker than bwrap: hidden paths inside visible trees (the installed suite in
+site-packages) are unreadable but can be listed (see `_kernel._carve`), /tmp is not
+writable (TMPDIR points into HOME), there is no PID namespace (the launcher supervises as a
+subreaper and kills every descendant when the agent ends), and UDP is not restricted.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -59,8 +61,40 @@ def _check_searchable(paths: list[Path], uid: int) -> None:
         if parent is not None:
             raise SandboxError(
                 f"{parent} is not searchable by the agent's uid {uid}, so it cannot reach "
-                f"{path}: create trial directories under a root with mode 0755 (or 0711)"
+                f"{path}: every folder above a trial must be searchable (mode 0711 or 0755); "
+                "point TMPDIR or --workdir-root at such a place"
             )
+
+
+def _check_program(argv0: str, path_env: str | None, uid: int) -> None:
+    """The command's program must be reachable by the agent's uid, or nothing can run it."""
+    found = shutil.which(argv0, path=path_env) if "/" not in argv0 else argv0
+    if found is None:
+        return  # the launcher reports a missing program itself
+    program = Path(found)
+    blocked = _unsearchable_parent(program.absolute())
+    if blocked is None and program.is_symlink():
+        blocked = _unsearchable_parent(program.resolve())
+    if blocked is not None:
+        raise SandboxError(
+            f"{program} is unreachable for the agent's uid {uid} under landlock ({blocked} "
+            f"is mode {blocked.stat().st_mode & 0o777:04o}): install the interpreter outside "
+            "private home folders (e.g. `/usr/bin/python3 -m venv /opt/lab` and run "
+            "localagentbench from there), or use --sandbox bwrap"
+        )
+
+
+_HIDDEN_OPENING = "landlock cannot mask"
+
+
+def hidden_warning(hidden: Sequence[Path]) -> str:
+    """What landlock's inability to mask paths inside visible trees means, in one line."""
+    return (
+        f"{_HIDDEN_OPENING} {len(hidden)} harness path(s) inside visible toolchain trees "
+        f"(e.g. {hidden[0]}) completely: the agent cannot read the files there (the installed "
+        "suite's held-out tests and references) but can list their names; use bwrap to hide "
+        "them entirely"
+    )
 
 
 class LandlockSandbox:
@@ -78,6 +112,17 @@ class LandlockSandbox:
             )
         self.level = "landlock" if self.abi >= 4 else "landlock-fs"
         """"landlock": files and TCP confined; "landlock-fs": files only (ABI < 4)."""
+        self._said: set[str] = set()
+        """Warnings already logged: each is logged once per backend (once per run)."""
+
+    def _warn_once(self, warnings: list[str]) -> None:
+        """Log each kind of weakness once: the hidden-path warning differs only in its
+        count and example from task to task, so it is keyed by its opening words."""
+        for warning in warnings:
+            key = "hidden" if warning.startswith(_HIDDEN_OPENING) else warning
+            if key not in self._said:
+                self._said.add(key)
+                logging.getLogger(__name__).warning(warning)
 
     def wrap(self, argv: Sequence[str], spec: SandboxSpec) -> Wrapped:
         """The agent's command behind the confining launcher; enter it around `run_process`."""
@@ -88,8 +133,8 @@ class LandlockSandbox:
         warnings = []
         if self.abi < 4:
             warnings.append(f"landlock ABI {self.abi}: network not restricted (needs ABI 4)")
-        for path in jail.hidden:
-            warnings.append(f"landlock cannot hide {path} inside a visible tree")
+        if jail.hidden:
+            warnings.append(hidden_warning(jail.hidden))
         if spec.protect:
             warnings.append(
                 f"landlock cannot keep {len(spec.protect)} path(s) read-only inside the "
@@ -118,17 +163,18 @@ class LandlockSandbox:
                 "ro": [*_READ_ONLY, *map(str, jail.readonly), str(LAUNCHER_DIR)],
                 "rw": [str(spec.workspace), str(spec.home), *_DEVICES],
                 "ports": ports if self.abi >= 4 else None,
+                "hidden": [str(path) for path in jail.hidden],
             },
         }
         env = dict(spec.env)
         tmpdir = spec.home / ".tmp"
         env.setdefault("TMPDIR", str(tmpdir))
-        for warning in warnings:
-            logging.getLogger(__name__).warning(warning)
+        self._warn_once(warnings)
 
         def setup(stack: contextlib.ExitStack[bool | None]) -> None:
             if jail.uid is not None:
                 _check_searchable([spec.workspace, spec.home], jail.uid)
+                _check_program(argv[0], spec.env.get("PATH"), jail.uid)
             tmpdir.mkdir(exist_ok=True)
             stack.enter_context(scratch_dir(scratch))
             create_report(scratch / "report")

@@ -294,7 +294,9 @@ def _setup(config: dict[str, Any]) -> tuple[socket.socket | None, int | None]:
     listener = _forward_listener(config.get("forward"))
     landlock = config.get("landlock")
     if landlock:  # before dropping privileges: the rules' paths are opened with ours
-        _kernel.landlock_restrict(landlock["ro"], landlock["rw"], landlock.get("ports"))
+        _kernel.landlock_restrict(
+            landlock["ro"], landlock["rw"], landlock.get("ports"), landlock.get("hidden") or ()
+        )
     _drop_privileges(config.get("uid"), config.get("gid"))
     seccomp = config.get("seccomp")
     if seccomp is not None and not _kernel.install_seccomp(**seccomp):

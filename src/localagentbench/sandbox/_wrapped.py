@@ -13,6 +13,7 @@ from pathlib import Path
 from types import TracebackType
 
 from localagentbench.sandbox._spec import SandboxError
+from localagentbench.workspace import mark_owner
 
 __all__ = [
     "LAUNCHER_FAILED",
@@ -85,6 +86,7 @@ def scratch_dir(path: Path) -> Iterator[Path]:
     """
     try:
         path.mkdir(mode=0o700)
+        mark_owner(path)  # a killed harness's helper folders are swept by the next run
         path.chmod(0o711)
     except OSError as e:
         raise SandboxError(f"cannot create sandbox scratch directory {path}: {e}") from e

@@ -13,7 +13,9 @@ from localagentbench.workspace._trial import (
     TrialDirs,
     check_master,
     make_scratch_root,
+    mark_owner,
     prepare_workspace,
+    sweep_stale_roots,
 )
 
 __all__ = [
@@ -27,7 +29,9 @@ __all__ = [
     "git_init_commit",
     "git_patch",
     "make_scratch_root",
+    "mark_owner",
     "prepare_workspace",
+    "sweep_stale_roots",
     "tree_digest",
     "unpack",
     "verify_unpacked",

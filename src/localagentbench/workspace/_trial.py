@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,7 +13,23 @@ from pathlib import Path
 from localagentbench.tasks import FixtureRepo, Task
 from localagentbench.workspace._pristine import Pristine, tree_digest, unpack, verify_unpacked
 
-__all__ = ["GuardEvent", "TrialDirs", "check_master", "make_scratch_root", "prepare_workspace"]
+__all__ = [
+    "OWNER_MARKER",
+    "GuardEvent",
+    "TrialDirs",
+    "check_master",
+    "make_scratch_root",
+    "mark_owner",
+    "prepare_workspace",
+    "sweep_stale_roots",
+]
+
+OWNER_MARKER = ".lab-owner"
+"""File inside a scratch root naming the process that made it: ``PID START_TIME``."""
+_ROOT_PREFIX = "lab-"
+_SEARCHABLE = 0o711
+"""Scratch roots and trial roots: the agent's uid may pass through (landlock checks the real
+path), but not list them, so other trials' randomly named folders stay unknown to it."""
 
 
 @dataclass(frozen=True)
@@ -47,14 +65,86 @@ class GuardEvent:
     """Where the tampered copy was kept."""
 
 
+def _start_time(pid: int) -> str | None:
+    """When process `pid` started (clock ticks since boot, from /proc), or None if gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    fields = stat.rpartition(b")")[2].split()
+    return fields[19].decode() if len(fields) > 19 else None
+
+
+def _owner_alive(marker: Path) -> bool:
+    """Whether the process named in `marker` still runs (the same one: pid reuse is caught
+    by its start time). A marker that cannot be read counts as alive: never guess."""
+    try:
+        pid_text, _, started = marker.read_text().partition(" ")
+        pid = int(pid_text)
+    except (OSError, ValueError):
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # alive, someone else's
+    now = _start_time(pid)
+    return now is None or not started.strip() or now == started.strip()
+
+
+def mark_owner(root: Path) -> None:
+    """Name this process as the owner of the scratch folder `root` (see `sweep_stale_roots`)."""
+    pid = os.getpid()
+    (root / OWNER_MARKER).write_text(f"{pid} {_start_time(pid) or ''}\n")
+
+
+def sweep_stale_roots(base: Path | None = None) -> list[Path]:
+    """Remove the scratch roots under `base` (default: the temp folder) of runs that died.
+
+    Only folders named ``lab-*`` holding an owner marker whose process is gone are removed;
+    anything else (a live run's root, folders of other tools, roots of older versions without
+    a marker) is left alone. Returns what was removed.
+    """
+    folder = Path(tempfile.gettempdir()) if base is None else base
+    removed: list[Path] = []
+    try:
+        candidates = sorted(folder.glob(f"{_ROOT_PREFIX}*"))
+    except OSError:
+        return removed
+    for root in candidates:
+        marker = root / OWNER_MARKER
+        try:
+            st = root.lstat()
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+                continue  # a link, a file, or another user's run: not ours to judge
+            if not marker.is_file() or marker.lstat().st_uid != st.st_uid:
+                continue
+        except OSError:
+            continue
+        if _owner_alive(marker):
+            continue
+        shutil.rmtree(root, ignore_errors=True)
+        if not root.exists():
+            removed.append(root)
+    return removed
+
+
 def make_scratch_root(base: Path | None, task_roots: list[Path]) -> Path:
-    """A randomly named root for workspaces, refusing any place inside a task tree."""
-    root = Path(tempfile.mkdtemp(prefix="lab-", dir=base)).resolve()
+    """A randomly named root for workspaces, refusing any place inside a task tree.
+
+    Mode 0711 (see `_SEARCHABLE`), with an owner marker so that a later run removes it
+    (`sweep_stale_roots`, called here first) if this process dies without cleaning up.
+    """
+    sweep_stale_roots(base)
+    root = Path(tempfile.mkdtemp(prefix=_ROOT_PREFIX, dir=base)).resolve()
     for task_root in task_roots:
         resolved = task_root.resolve()
         if root == resolved or root.is_relative_to(resolved):
             shutil.rmtree(root, ignore_errors=True)
             raise ValueError(f"workspace root {root} would be inside the task tree {resolved}")
+    mark_owner(root)
+    root.chmod(_SEARCHABLE)
     return root
 
 
@@ -83,6 +173,7 @@ def check_master(task: Task, pristine: Pristine, forensics: Path) -> GuardEvent 
 def prepare_workspace(pristine: Pristine, scratch_root: Path) -> TrialDirs:
     """Unpack a proven-pristine workspace for one trial."""
     root = Path(tempfile.mkdtemp(prefix="t", dir=scratch_root))
+    root.chmod(_SEARCHABLE)
     dirs = TrialDirs(root=root, work=root / "work", home=root / "home", git_dir=root / "git")
     unpack(pristine, dirs.work)
     verify_unpacked(pristine, dirs.work)

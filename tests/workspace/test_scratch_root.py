@@ -1,0 +1,105 @@
+"""Scratch roots: reachable by the agent's uid, not listable, swept when their run died."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from localagentbench.sandbox._wrapped import scratch_dir
+from localagentbench.tasks import load_tasks
+from localagentbench.workspace import (
+    PristineStore,
+    make_scratch_root,
+    mark_owner,
+    prepare_workspace,
+    sweep_stale_roots,
+)
+from localagentbench.workspace._trial import OWNER_MARKER, _start_time
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has exited and been reaped."""
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return pid
+
+
+def _root(base: Path, name: str, marker: str | None) -> Path:
+    root = base / name
+    root.mkdir()
+    (root / "t1" / "work").mkdir(parents=True)
+    if marker is not None:
+        (root / OWNER_MARKER).write_text(marker)
+    return root
+
+
+def test_scratch_root_is_searchable_but_not_listable_and_names_its_owner(tmp_path: Path):
+    root = make_scratch_root(tmp_path, [])
+    assert stat.S_IMODE(root.stat().st_mode) == 0o711
+    pid, started = (root / OWNER_MARKER).read_text().split()
+    assert int(pid) == os.getpid()
+    assert started == _start_time(os.getpid())
+
+
+def test_trial_roots_inside_are_searchable_too(make_task, tmp_path: Path):
+    make_task()
+    (task,) = load_tasks(tmp_path / "suite")
+    pristine = PristineStore(tmp_path / "store").ensure(task)
+    dirs = prepare_workspace(pristine, make_scratch_root(tmp_path, []))
+    assert stat.S_IMODE(dirs.root.stat().st_mode) == 0o711
+
+
+def test_sweep_keeps_a_live_owners_root_and_removes_a_dead_ones(tmp_path: Path):
+    live = make_scratch_root(tmp_path, [])
+    dead = _root(tmp_path, "lab-dead", f"{_dead_pid()} 1\n")
+    assert sweep_stale_roots(tmp_path) == [dead]
+    assert live.is_dir()
+    assert not dead.exists()
+
+
+def test_sweep_sees_a_reused_pid_by_its_start_time(tmp_path: Path):
+    """Our own pid, but a marker written by an earlier process that had it."""
+    reused = _root(tmp_path, "lab-reused", f"{os.getpid()} 1\n")
+    assert sweep_stale_roots(tmp_path) == [reused]
+
+
+def test_sweep_leaves_what_it_cannot_judge(tmp_path: Path):
+    no_marker = _root(tmp_path, "lab-old-version", None)
+    garbled = _root(tmp_path, "lab-garbled", "not a pid\n")
+    other = _root(tmp_path, "not-ours", f"{_dead_pid()} 1\n")
+    assert sweep_stale_roots(tmp_path) == []
+    assert all(root.is_dir() for root in (no_marker, garbled, other))
+
+
+def test_a_new_run_sweeps_a_dead_runs_root(tmp_path: Path):
+    """The marker a killed run left (its pid now gone) is found at the next run's start."""
+    dead = _root(tmp_path, "lab-killed-run", None)
+    mark_owner(dead)
+    assert sweep_stale_roots(tmp_path) == []  # alive: it is us
+    (dead / OWNER_MARKER).write_text(f"{_dead_pid()} {_start_time(os.getpid())}\n")
+    fresh = make_scratch_root(tmp_path, [])
+    assert not dead.exists()
+    assert fresh.is_dir()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")
+def test_sweep_skips_another_users_root(tmp_path: Path):
+    """Another user's root (0700: looking inside would fail) is left alone, not fatal."""
+    theirs = _root(tmp_path, "lab-theirs", f"{_dead_pid()} 1\n")
+    os.chown(theirs, 65534, 65534)
+    theirs.chmod(0o700)
+    assert sweep_stale_roots(tmp_path) == []
+    assert theirs.is_dir()
+
+
+def test_jail_helper_folders_are_marked_for_the_sweep(tmp_path: Path):
+    """A harness killed mid-trial leaves its jail's helper folder: it must be sweepable."""
+    with scratch_dir(tmp_path / "lab-jail-test") as helper:
+        pid = (helper / OWNER_MARKER).read_text().split()[0]
+        assert int(pid) == os.getpid()
+        assert stat.S_IMODE(helper.stat().st_mode) == 0o711
