@@ -5,6 +5,7 @@ from localagentbench.runner._config import (
     Matrix,
     configuration_from_cli,
     load_matrix,
+    resolve_command,
 )
 from localagentbench.runner._executor import Executor, LocalExecutor
 from localagentbench.runner._progress import ProgressSink, RichProgress, SilentProgress
@@ -26,6 +27,7 @@ __all__ = [
     "configuration_from_cli",
     "execute",
     "load_matrix",
+    "resolve_command",
     "resume_options",
     "run_trial",
     "trial_id",
