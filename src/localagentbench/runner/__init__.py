@@ -9,7 +9,13 @@ from localagentbench.runner._config import (
 )
 from localagentbench.runner._executor import Executor, LocalExecutor
 from localagentbench.runner._progress import ProgressSink, RichProgress, SilentProgress
-from localagentbench.runner._run import RunOptions, RunResult, execute, resume_options
+from localagentbench.runner._run import (
+    RunOptions,
+    RunResult,
+    execute,
+    restart_options,
+    resume_options,
+)
 from localagentbench.runner._trial import TrialEnv, TrialPlan, run_trial, trial_id
 
 __all__ = [
@@ -28,6 +34,7 @@ __all__ = [
     "execute",
     "load_matrix",
     "resolve_command",
+    "restart_options",
     "resume_options",
     "run_trial",
     "trial_id",
