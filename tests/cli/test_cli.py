@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -72,3 +74,34 @@ def test_python_dash_m_works():
     )
     assert out.returncode == 0
     assert out.stdout.startswith("localagentbench ")
+
+
+def _all_commands() -> list[tuple[list[str], typer.core.TyperCommand]]:
+    found = []
+
+    def walk(prefix: list[str], command: object) -> None:
+        subcommands = getattr(command, "commands", None)
+        if subcommands:
+            for name, sub in subcommands.items():
+                walk([*prefix, name], sub)
+        found.append((prefix, command))
+
+    walk([], typer.main.get_command(app))
+    return found
+
+
+def test_help_examples_are_one_per_line_with_readable_placeholders(cli):
+    """Click rewraps docstring paragraphs; an example block must survive as written."""
+    placeholder = re.compile(r"<(list\[|int|float|str|path|Path|bool)")
+    checked = 0
+    for words, command in _all_commands():
+        code, out, _ = cli(*words, "--help")
+        assert code == 0
+        lines = [line.strip() for line in out.splitlines()]
+        doc = inspect.cleandoc(getattr(command, "help", None) or "")
+        for example in (line.strip() for line in doc.splitlines()):
+            if example.startswith("localagentbench "):
+                assert example in lines, f"{words}: example {example!r} is not on its own line"
+                checked += 1
+        assert not placeholder.search(out), f"{words} --help: {placeholder.search(out)}"
+    assert checked >= len(_commands())

@@ -20,11 +20,9 @@ def test_cli_configuration_ids():
         configuration_from_cli("command", "ollama/q:7b", agent_cmd="a b").id
         == "command-ollama-q-7b"
     )
-    assert configuration_from_cli("command", None, agent_cmd="./x --y 'a b'").command == [
-        "./x",
-        "--y",
-        "a b",
-    ]
+    assert configuration_from_cli(
+        "command", None, agent_cmd="./x --y 'a b'", base=Path("/base")
+    ).command == ["/base/x", "--y", "a b"]
 
 
 def test_cli_flags_that_do_not_go_together():
@@ -43,7 +41,7 @@ def test_matrix_file_list_and_mapping_forms(tmp_path: Path):
     ids = [c.id for c in matrix.configurations]
     assert ids == ["ref", "mine"]
     assert matrix.configurations[1].agent_settings() == {
-        "command": ["./a.sh", "--fast"],
+        "command": [str(tmp_path / "a.sh"), "--fast"],
         "env": ["KEY"],
     }
     assert matrix.lanes == {"gpu": 1}
@@ -52,11 +50,59 @@ def test_matrix_file_list_and_mapping_forms(tmp_path: Path):
 def test_matrix_errors_name_file_and_field(tmp_path: Path):
     path = tmp_path / "m.yaml"
     path.write_text("configurations:\n  - {id: a, agent: mock, colour: red}\n")
-    with pytest.raises(ConfigError, match=r"m.yaml: configurations.0.colour: Extra inputs"):
+    with pytest.raises(ConfigError, match=r"m.yaml: configurations.0.colour: unknown field"):
         load_matrix(path)
     path.write_text("configurations:\n  - {id: a, agent: mock}\n  - {id: a, agent: mock}\n")
     with pytest.raises(ConfigError, match="duplicate configuration id 'a'"):
         load_matrix(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "configurations:\n  a: {agent: mock, lnae: gpu}\n",
+            "configurations.a.lnae: unknown field `lnae`; did you mean `lane`?",
+        ),
+        (
+            "configuration:\n  a: {agent: mock}\n",
+            "configuration: unknown field `configuration`; did you mean `configurations`?",
+        ),
+        (
+            "configurations:\n  a: {model: ollama/q}\n",
+            "configurations.a.agent: required field `agent` is missing",
+        ),
+        (
+            "configurations:\n  a: {agent: mock\n  b: [\n",
+            "malformed YAML: line 3: expected ',' or '}', but got ':'; fix the syntax",
+        ),
+        (
+            "configurations:\n  a: {agent: mock, settings: {behaviour: solve}}\n",
+            "configurations.a: mock agent: behaviour:",
+        ),
+        ("- just a list\n", "a matrix file is a mapping with `configurations:`"),
+    ],
+)
+def test_matrix_errors_read_like_task_errors(tmp_path: Path, text: str, message: str) -> None:
+    """Line numbers for YAML, "did you mean" for keys, sentences for missing fields, the file
+    named for an adapter settings typo."""
+    path = tmp_path / "m.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load_matrix(path)
+    assert str(caught.value).startswith(f"{path}: ")
+    assert message in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_matrix_errors_are_one_line_in_the_cli(tmp_path: Path, cli) -> None:
+    path = tmp_path / "m.yaml"
+    path.write_text("configurations:\n  a: {agent: mock, comand: [x]}\n")
+    code, _, err = cli("run", "--config", str(path))
+    assert code == 2
+    assert err.strip() == (
+        f"error: {path}: configurations.a.comand: unknown field `comand`; did you mean `command`?"
+    )
 
 
 @dataclass(frozen=True)

@@ -333,8 +333,10 @@ def test_ctrl_c_keeps_finished_trials_and_counts_no_interrupted_one(make_task, t
 def test_infra_error_is_rerun_annotated_and_reported_apart(make_task, tmp_path):
     """An agent that cannot start is the harness's problem: rerun, logged, never a model failure."""
     make_task()
-    agent = tmp_path / "not-executable.sh"
-    agent.write_text("#!/bin/sh\necho hi\n")  # no exec bit: starting it fails
+    agent = tmp_path / "bad-interpreter.sh"
+    # Executable, so it passes the pre-flight; its interpreter does not exist, so it cannot start.
+    agent.write_text("#!/nonexistent/interpreter\necho hi\n")
+    agent.chmod(0o755)
     result = _run(tmp_path / "suite", "command", tmp_path / "run", cmd=str(agent), max_reruns=1)
     [record] = result.run_dir.records()
     assert record.status == "infra_error"

@@ -1,6 +1,7 @@
 """Stage 4: agent adapters behind one Protocol."""
 
 from localagentbench.agents._cli import CliAgent, CliInfo, CliSettings
+from localagentbench.agents._command import script_index
 from localagentbench.agents._protocol import Agent, AgentContext, AgentOutcome, BaseAgent, last_line
 from localagentbench.agents._registry import AGENTS, AgentStatus, agent_statuses, make_agent
 from localagentbench.agents._trajectory import AgentTokens, Step, ToolCall, Trajectory
@@ -22,4 +23,5 @@ __all__ = [
     "agent_statuses",
     "last_line",
     "make_agent",
+    "script_index",
 ]

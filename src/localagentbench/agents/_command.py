@@ -5,6 +5,10 @@ variables of the contract, HOME (the trial's private home), PATH (the harness
 interpreter's folder and the system folders), LANG, plus only the variables
 the configuration lists. Arguments may use ``{prompt}``, ``{prompt_file}``,
 ``{workspace}``, ``{model}``, ``{base_url}``, ``{trial_id}`` and ``{answer_file}``.
+
+The program (a path, or a name on PATH) and an interpreter's script
+(``python3 agent.py``) are shown read-only in the sandbox; the runner makes
+relative paths absolute before the run (:func:`localagentbench.runner.resolve_command`).
 """
 
 from __future__ import annotations
@@ -28,7 +32,10 @@ from localagentbench.agents._protocol import (
 from localagentbench.errors import ConfigError
 from localagentbench.sandbox import SandboxSpec, run_jailed
 
-__all__ = ["CommandAgent", "CommandSettings"]
+__all__ = ["CommandAgent", "CommandSettings", "script_index"]
+
+SCRIPT_SUFFIXES = (".py", ".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php")
+"""File endings that mark an interpreter's script argument even before it exists."""
 
 
 class CommandSettings(BaseModel):
@@ -63,10 +70,21 @@ class CommandAgent(BaseAgent):
         self.settings = settings
 
     def available(self) -> str | None:
-        binary = self.settings.command[0]
-        if shutil.which(binary, path=clean_path()) or Path(binary).is_file():
-            return None
-        return f"command agent: {binary!r} not found on PATH ({clean_path()})"
+        argv = self.settings.command
+        program = argv[0]
+        if os.sep in program:
+            problem = _file_problem(Path(program), "program", executable=True)
+            if problem:
+                return problem
+        elif not shutil.which(program, path=clean_path()):
+            return (
+                f"command agent: {program!r} not found on PATH ({clean_path()}); "
+                f"for a file in this folder write ./{program}"
+            )
+        index = script_index(argv)
+        if index is not None:
+            return _file_problem(Path(argv[index]), "script", executable=False)
+        return None
 
     def environment(
         self, ctx: AgentContext, prompt_file: Path, answer_file: Path
@@ -108,7 +126,7 @@ class CommandAgent(BaseAgent):
         spec = SandboxSpec(
             workspace=ctx.workspace,
             home=ctx.home,
-            readonly=[*_program_paths(argv[0]), *(p.resolve() for p in self.settings.readonly)],
+            readonly=[*_program_paths(argv), *(p.resolve() for p in self.settings.readonly)],
             hide=list(ctx.hide),
             env=env,
             network="gateway" if ctx.gateway_port else "none",
@@ -131,11 +149,51 @@ class CommandAgent(BaseAgent):
         )
 
 
-def _program_paths(program: str) -> list[Path]:
-    """The agent's program file, made visible read-only in the sandbox (only the file)."""
+def script_index(argv: list[str], base: Path | None = None) -> int | None:
+    """Where an interpreter's script is in ``argv`` (``python3 -u agent.py``: 2), if anywhere.
+
+    Only for a program found on PATH: its first argument that is not an option,
+    when that argument names a file (relative to ``base`` if given) or ends like a
+    script (``.py``, ``.sh``, ...).
+    """
+    if os.sep in argv[0]:
+        return None
+    for index, arg in enumerate(argv[1:], start=1):
+        if arg.startswith("-"):
+            continue
+        if "{" in arg or "\n" in arg:
+            return None
+        path = base / arg if base is not None else Path(arg)
+        return index if arg.endswith(SCRIPT_SUFFIXES) or path.is_file() else None
+    return None
+
+
+def _file_problem(path: Path, what: str, *, executable: bool) -> str | None:
+    where = (
+        "relative paths resolve against the folder localagentbench runs from "
+        "(for a matrix file: the matrix file's folder)"
+    )
+    if not path.exists():
+        return f"command agent: {what} {path} does not exist; {where}"
+    if not path.is_file():
+        return f"command agent: {what} {path} is not a file"
+    if executable and not os.access(path, os.X_OK):
+        return (
+            f"command agent: {what} {path} is not executable; "
+            f"run chmod +x {path} or name its interpreter (e.g. sh {path})"
+        )
+    return None
+
+
+def _program_paths(argv: list[str]) -> list[Path]:
+    """The program file and an interpreter's script, made visible read-only (only the files)."""
+    program = argv[0]
     found = shutil.which(program, path=clean_path()) if os.sep not in program else program
-    path = Path(found).resolve() if found else None
-    return [path] if path is not None and path.is_file() else []
+    paths = [Path(found)] if found else []
+    index = script_index(argv)
+    if index is not None:
+        paths.append(Path(argv[index]))
+    return [p.resolve() for p in paths if p.is_file()]
 
 
 def _expand(arg: str, values: dict[str, str]) -> str:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import typer
+from typer.core import TyperCommand
 
 from localagentbench import __version__
 from localagentbench.cli._agents import agents
 from localagentbench.cli._compare import compare
 from localagentbench.cli._doctor import doctor, gateway
+from localagentbench.cli._help import LabCommand, LabGroup
 from localagentbench.cli._models import models_app
 from localagentbench.cli._regrade import regrade
 from localagentbench.cli._report import leaderboard_app, report
@@ -20,6 +22,7 @@ app = typer.Typer(
     help="Local-first evaluation harness for terminal coding agents.",
     no_args_is_help=True,
     add_completion=False,
+    cls=LabGroup,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
@@ -53,3 +56,17 @@ app.add_typer(models_app, name="models")
 app.command("tables")(tables)
 app.command("compare")(compare)
 app.command("regrade")(regrade)
+
+
+def _readable_help(group: typer.Typer) -> None:
+    """Every command's help keeps its examples one per line, with plain placeholders."""
+    for command in group.registered_commands:
+        if command.cls in (None, TyperCommand):
+            command.cls = LabCommand
+    for sub in group.registered_groups:
+        if sub.typer_instance is not None:
+            sub.cls = sub.typer_instance.info.cls = LabGroup
+            _readable_help(sub.typer_instance)
+
+
+_readable_help(app)

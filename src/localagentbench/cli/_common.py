@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
+from localagentbench.errors import ConfigError
 from localagentbench.tasks import bundled_suite
 
 TasksOpt = Annotated[
     Path | None,
-    typer.Option("--tasks", help="Suite folder (default: the bundled suite).", show_default=False),
+    typer.Option(
+        "--tasks",
+        help="Suite folder (default: the bundled suite).",
+        show_default=False,
+        metavar="DIR",
+    ),
 ]
 TaskOpt = Annotated[
     list[str] | None,
-    typer.Option("--task", help="Select a task by id (repeatable).", show_default=False),
+    typer.Option(
+        "--task", help="Select a task by id (repeatable).", show_default=False, metavar="ID"
+    ),
 ]
 
 
@@ -30,3 +39,35 @@ def console() -> Console:
 
 def err_console() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+KERNEL_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))
+"""Kernel file systems: nothing the harness writes belongs there."""
+
+
+def writable_folder(path: Path, flag: str) -> None:
+    """Fail in one line, before anything is made, unless ``path`` is (or can become) a folder
+    this user can write."""
+    full = path.expanduser().resolve()
+    for kernel in KERNEL_FOLDERS:
+        if full.is_relative_to(kernel):
+            raise ConfigError(
+                f"{flag} {path}: {kernel} is a kernel file system, not storage; "
+                "give a folder on disk (e.g. runs/NAME)"
+            )
+    if full.exists() and not full.is_dir():
+        raise ConfigError(
+            f"{flag} {path}: is a file, not a folder; give a folder path (it is made if missing)"
+        )
+    nearest = full
+    while not nearest.exists():
+        nearest = nearest.parent
+    if not nearest.is_dir():
+        raise ConfigError(
+            f"{flag} {path}: {nearest} is a file, so no folder can be made under it; "
+            "give a path under a folder"
+        )
+    if not os.access(nearest, os.W_OK | os.X_OK):
+        raise ConfigError(
+            f"{flag} {path}: {nearest} is not writable by this user; give a folder you can write"
+        )

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from localagentbench.cli._common import err_console
+from localagentbench.cli._common import err_console, writable_folder
 from localagentbench.report import build_site, load_run, promote, update_results
 
 leaderboard_app = typer.Typer(
@@ -22,16 +22,23 @@ leaderboard_app = typer.Typer(
 
 def report(
     runs: Annotated[
-        list[Path], typer.Argument(help="Run directories; several are merged into one report.")
+        list[Path],
+        typer.Argument(
+            help="Run directories; several are merged into one report.", metavar="RUN..."
+        ),
     ],
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Site folder (default RUN/site for one run, else ./site)."),
+        typer.Option(
+            "--out", metavar="DIR", help="Site folder (default RUN/site for one run, else ./site)."
+        ),
     ] = None,
     readme: Annotated[
         Path | None,
         typer.Option(
-            "--readme", help="Also replace FILE's results section with this report's tables."
+            "--readme",
+            metavar="FILE",
+            help="Also replace FILE's results section with this report's tables.",
         ),
     ] = None,
 ) -> None:
@@ -45,8 +52,9 @@ def report(
       localagentbench report runs/A runs/B --out site
       localagentbench report runs/A --readme README.md
     """
-    loaded = [load_run(path) for path in runs]
     target = out if out is not None else (runs[0] / "site" if len(runs) == 1 else Path("site"))
+    writable_folder(target, "--out")
+    loaded = [load_run(path) for path in runs]
     result = build_site(loaded, target)
     if readme is not None:
         source = ", ".join(f"run {run.summary.run_id}" for run in loaded)
@@ -60,9 +68,10 @@ def report(
 
 @leaderboard_app.command("promote")
 def leaderboard_promote(
-    run: Annotated[Path, typer.Argument(help="The run directory to promote.")],
+    run: Annotated[Path, typer.Argument(help="The run directory to promote.", metavar="RUN")],
     folder: Annotated[
-        Path, typer.Option("--dir", help="The leaderboard folder (created if missing).")
+        Path,
+        typer.Option("--dir", metavar="DIR", help="The leaderboard folder (created if missing)."),
     ] = Path("leaderboard"),
 ) -> None:
     """Copy a run's summary snapshot into the leaderboard folder and regenerate its page.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -11,17 +12,26 @@ import typer
 from rich.table import Table
 
 from localagentbench._io import atomic_write_text
-from localagentbench.cli._common import TaskOpt, TasksOpt, console, err_console, tasks_dir
+from localagentbench.cli._common import (
+    TaskOpt,
+    TasksOpt,
+    console,
+    err_console,
+    tasks_dir,
+    writable_folder,
+)
 from localagentbench.errors import ConfigError
 from localagentbench.records import RunDir, Summary
 from localagentbench.report import build_site, leaderboard_rows, load_run, markdown_for
 from localagentbench.runner import (
+    Configuration,
     RichProgress,
     RunOptions,
     configuration_from_cli,
     describe_unrunnable,
     execute,
     load_matrix,
+    restart_options,
     resume_options,
 )
 
@@ -49,42 +59,119 @@ def _print_summary(summary: Summary) -> None:
     console().print(table)
 
 
+@dataclass(frozen=True)
+class _ConfigFlags:
+    """The flags that describe configurations (as opposed to how the run goes)."""
+
+    agent: str | None
+    model: str | None
+    config: Path | None
+    agent_cmd: str | None
+    mock_behavior: str | None
+    tool_call_repair: bool
+
+    def given(self) -> bool:
+        described = (self.agent, self.model, self.config, self.agent_cmd, self.mock_behavior)
+        return self.tool_call_repair or any(v is not None for v in described)
+
+    def configurations(self) -> tuple[list[Configuration], dict[str, int]]:
+        """The configurations and lanes these flags describe."""
+        if (self.agent is None) == (self.config is None):
+            raise ConfigError("give exactly one of --agent or --config matrix.yaml")
+        if self.config is not None:
+            if self.tool_call_repair:
+                raise ConfigError(
+                    "--tool-call-repair goes with --agent; in a matrix file set "
+                    "`tool_call_repair: true` on the configuration"
+                )
+            matrix = load_matrix(self.config)
+            return matrix.configurations, matrix.lanes
+        assert self.agent is not None
+        config = configuration_from_cli(
+            self.agent,
+            self.model,
+            mock_behavior=self.mock_behavior,
+            agent_cmd=self.agent_cmd,
+            tool_call_repair=self.tool_call_repair,
+        )
+        return [config], {}
+
+
+def _restart(
+    path: Path, flags: _ConfigFlags, *, keep_workdir: bool, workdir_root: Path | None
+) -> RunOptions:
+    """--resume with new configuration flags: allowed while no trial has finished."""
+    if flags.agent is None and flags.config is None:
+        if flags.agent_cmd or flags.mock_behavior or flags.tool_call_repair:
+            raise ConfigError(
+                "with --resume, --agent-cmd/--mock-behavior/--tool-call-repair describe a new "
+                "configuration: give --agent too (or only --model to change the model)"
+            )
+        return restart_options(
+            path, model=flags.model, keep_workdir=keep_workdir, workdir_root=workdir_root
+        )
+    configurations, lanes = flags.configurations()
+    return restart_options(
+        path, configurations, lanes=lanes, keep_workdir=keep_workdir, workdir_root=workdir_root
+    )
+
+
 def run(
     tasks: TasksOpt = None,
     task: TaskOpt = None,
     agent: Annotated[
-        str | None, typer.Option("--agent", help="Agent adapter (mock, command, ...).")
+        str | None,
+        typer.Option("--agent", metavar="NAME", help="Agent adapter (mock, command, ...)."),
     ] = None,
     model: Annotated[
-        str | None, typer.Option("--model", help="Model id, e.g. ollama/qwen2.5-coder:7b.")
+        str | None,
+        typer.Option("--model", metavar="MODEL", help="Model id, e.g. ollama/qwen2.5-coder:7b."),
     ] = None,
     mock_behavior: Annotated[
-        str | None, typer.Option("--mock-behavior", help="mock agent: noop | solve | break | hang.")
+        str | None,
+        typer.Option(
+            "--mock-behavior", metavar="BEHAVIOR", help="mock agent: noop | solve | break | hang."
+        ),
     ] = None,
     agent_cmd: Annotated[
         str | None,
-        typer.Option("--agent-cmd", help="command agent: 'CMD ARGS' ({prompt}, {workspace}, ...)."),
+        typer.Option(
+            "--agent-cmd",
+            metavar="'CMD ARGS'",
+            help="command agent: 'CMD ARGS' ({prompt}, {workspace}, ...); ./PROGRAM is "
+            "relative to this folder.",
+        ),
     ] = None,
     config: Annotated[
-        Path | None, typer.Option("--config", help="Matrix file of named configurations.")
+        Path | None,
+        typer.Option("--config", metavar="FILE", help="Matrix file of named configurations."),
     ] = None,
     repeat: Annotated[
-        int, typer.Option("--repeat", min=1, help="Trials per task and configuration.")
+        int, typer.Option("--repeat", metavar="N", min=1, help="Trials per task and configuration.")
     ] = 1,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Trials at once.")] = 1,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", metavar="N", min=1, help="Trials at once.")
+    ] = 1,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Run directory (default runs/<id>).")
+        Path | None, typer.Option("--out", metavar="DIR", help="Run directory (default runs/<id>).")
     ] = None,
     resume: Annotated[
         Path | None,
-        typer.Option("--resume", help="Continue the run in DIR: only missing trials run."),
+        typer.Option(
+            "--resume",
+            metavar="DIR",
+            help="Continue the run in DIR: only missing trials run (with --model/--agent/"
+            "--config: start it again, while no trial has finished).",
+        ),
     ] = None,
     keep_workdir: Annotated[
         bool, typer.Option("--keep-workdir", help="Keep workspaces for debugging.")
     ] = False,
     workdir_root: Annotated[
         Path | None,
-        typer.Option("--workdir-root", help="Where workspaces go (default: system temp)."),
+        typer.Option(
+            "--workdir-root", metavar="DIR", help="Where workspaces go (default: system temp)."
+        ),
     ] = None,
     report: Annotated[
         bool,
@@ -92,17 +179,29 @@ def run(
     ] = False,
     max_reruns: Annotated[
         int,
-        typer.Option("--max-reruns", min=0, help="Reruns of an infra_error trial within the run."),
+        typer.Option(
+            "--max-reruns",
+            metavar="N",
+            min=0,
+            help="Reruns of an infra_error trial within the run.",
+        ),
     ] = 1,
     min_free_mb: Annotated[
         int,
         typer.Option(
-            "--min-free-mb", min=0, help="Stop starting trials below this free disk space."
+            "--min-free-mb",
+            metavar="MB",
+            min=0,
+            help="Stop starting trials below this free disk space.",
         ),
     ] = 500,
     sandbox: Annotated[
         str | None,
-        typer.Option("--sandbox", help="bwrap | landlock | none (default: the best that works)."),
+        typer.Option(
+            "--sandbox",
+            metavar="NAME",
+            help="bwrap | landlock | none (default: the best that works).",
+        ),
     ] = None,
     require_all: Annotated[
         bool,
@@ -129,37 +228,20 @@ def run(
       localagentbench run --agent mini-swe-agent --model llamacpp/qwen2.5-coder-0.5b --tool-call-repair
       localagentbench run --resume runs/20261202-101500-ab12cd
     """
-    if resume is not None:
-        if agent or config or agent_cmd or mock_behavior or model or tool_call_repair:
-            raise ConfigError(
-                "--resume continues a run as it was started: drop --agent/--config/--model"
-            )
+    for flag, folder in (("--out", out), ("--workdir-root", workdir_root)):
+        if folder is not None:
+            writable_folder(folder, flag)
+    flags = _ConfigFlags(agent, model, config, agent_cmd, mock_behavior, tool_call_repair)
+    restarted = False
+    if resume is not None and not flags.given():
         options = resume_options(
             resume, keep_workdir=keep_workdir or None, workdir_root=workdir_root
         )
+    elif resume is not None:
+        options = _restart(resume, flags, keep_workdir=keep_workdir, workdir_root=workdir_root)
+        restarted = True
     else:
-        if (agent is None) == (config is None):
-            raise ConfigError("give exactly one of --agent or --config matrix.yaml")
-        lanes: dict[str, int] = {}
-        if config is not None:
-            if tool_call_repair:
-                raise ConfigError(
-                    "--tool-call-repair goes with --agent; in a matrix file set "
-                    "`tool_call_repair: true` on the configuration"
-                )
-            matrix = load_matrix(config)
-            configurations, lanes = matrix.configurations, matrix.lanes
-        else:
-            assert agent is not None
-            configurations = [
-                configuration_from_cli(
-                    agent,
-                    model,
-                    mock_behavior=mock_behavior,
-                    agent_cmd=agent_cmd,
-                    tool_call_repair=tool_call_repair,
-                )
-            ]
+        configurations, lanes = flags.configurations()
         options = RunOptions(
             tasks_dir=tasks_dir(tasks),
             task_ids=list(task or []),
@@ -178,7 +260,9 @@ def run(
         )
     err = err_console()
     try:
-        result = execute(options, resume=resume is not None, progress=RichProgress(err))
+        result = execute(
+            options, resume=resume is not None and not restarted, progress=RichProgress(err)
+        )
     except KeyboardInterrupt:
         where = options.out or "the run directory"
         err.print(

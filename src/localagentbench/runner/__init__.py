@@ -5,10 +5,17 @@ from localagentbench.runner._config import (
     Matrix,
     configuration_from_cli,
     load_matrix,
+    resolve_command,
 )
 from localagentbench.runner._executor import Executor, LocalExecutor
 from localagentbench.runner._progress import ProgressSink, RichProgress, SilentProgress
-from localagentbench.runner._run import RunOptions, RunResult, execute, resume_options
+from localagentbench.runner._run import (
+    RunOptions,
+    RunResult,
+    execute,
+    restart_options,
+    resume_options,
+)
 from localagentbench.runner._toolchain import describe_unrunnable, prove_toolchains
 from localagentbench.runner._trial import TrialEnv, TrialPlan, run_trial, trial_id
 
@@ -29,6 +36,8 @@ __all__ = [
     "execute",
     "load_matrix",
     "prove_toolchains",
+    "resolve_command",
+    "restart_options",
     "resume_options",
     "run_trial",
     "trial_id",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import os
 import re
 import shlex
 from pathlib import Path
@@ -10,9 +12,17 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from localagentbench.agents import make_agent, script_index
 from localagentbench.errors import ConfigError
 
-__all__ = ["Configuration", "Matrix", "configuration_from_cli", "load_matrix"]
+__all__ = [
+    "Configuration",
+    "Matrix",
+    "configuration_from_cli",
+    "load_matrix",
+    "resolve_command",
+    "with_model",
+]
 
 _ID = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
@@ -60,6 +70,33 @@ class Configuration(BaseModel):
             settings["readonly"] = self.readonly
         return settings
 
+    def resolved(self, base: Path) -> Configuration:
+        """This configuration with its command's paths and ``readonly`` absolute against ``base``."""
+        update: dict[str, Any] = {}
+        if self.command is not None:
+            update["command"] = resolve_command(self.command, base)
+        if self.readonly is not None:
+            update["readonly"] = [str(base / os.path.expanduser(p)) for p in self.readonly]
+        return self.model_copy(update=update)
+
+
+def resolve_command(argv: list[str], base: Path) -> list[str]:
+    """``argv`` with a relative program path (``./agent.sh``) and an interpreter's script
+    (``python3 agent.py``) made absolute against ``base``.
+
+    The agent runs with the workspace as its folder, so a path relative to where the
+    user typed it would otherwise name a file inside the workspace.
+    """
+    argv = list(argv)
+    program = os.path.expanduser(argv[0])
+    if os.sep in program and "{" not in program:
+        argv[0] = os.path.normpath(base / program)
+        return argv
+    index = script_index(argv, base)
+    if index is not None:
+        argv[index] = os.path.normpath(base / argv[index])
+    return argv
+
 
 class Matrix(BaseModel):
     """A matrix file: configurations and lane sizes."""
@@ -90,20 +127,82 @@ class Matrix(BaseModel):
 
 
 def load_matrix(path: Path) -> Matrix:
+    """A matrix file, its command paths resolved against its folder; errors name file and field."""
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as e:
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise ConfigError(f"{path}: malformed YAML: {where}{problem}; fix the syntax") from e
+    except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: cannot read matrix file: {str(e).splitlines()[0]}") from e
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"{path}: a matrix file is a mapping with `configurations:` "
+            "(e.g. configurations: {ref: {agent: mock}})"
+        )
     try:
-        return Matrix.model_validate(data)
+        matrix = Matrix.model_validate(data)
     except ValidationError as e:
-        first = e.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "(top)"
-        raise ConfigError(f"{path}: {field}: {first['msg'].removeprefix('Value error, ')}") from e
+        errors = e.errors()
+        # A misspelt key also makes its field "missing": name the spelling first.
+        first = next((x for x in errors if x["type"] == "extra_forbidden"), errors[0])
+        field, message = _matrix_problem(first, data)
+        raise ConfigError(f"{path}: {field}: {message}") from e
+    for config in matrix.configurations:
+        try:
+            make_agent(config.agent, config.agent_settings())
+        except ConfigError as e:
+            raise ConfigError(f"{path}: configurations.{config.id}: {e}") from e
+    base = path.resolve().parent
+    matrix.configurations = [c.resolved(base) for c in matrix.configurations]
+    return matrix
+
+
+_FIELDS = {"": Matrix.model_fields, "configurations": Configuration.model_fields}
+
+
+def _matrix_problem(error: Any, data: dict[str, Any]) -> tuple[str, str]:
+    """A validation error as (field, sentence), naming configurations by id, not position."""
+    loc = [str(p) for p in error["loc"] if not str(p).startswith("function-")]
+    configs = data.get("configurations")
+    if len(loc) >= 2 and loc[0] == "configurations" and isinstance(configs, dict):
+        loc[1] = list(configs)[int(loc[1])] if loc[1].isdigit() else loc[1]
+    field = ".".join(loc) or "(top)"
+    kind, message = error["type"], error["msg"].removeprefix("Value error, ")
+    if kind == "missing":
+        message = f"required field `{loc[-1]}` is missing" if loc else "required field is missing"
+    elif kind == "extra_forbidden" and loc:
+        known = _FIELDS["configurations" if len(loc) > 1 else ""]
+        close = difflib.get_close_matches(loc[-1], list(known), n=1)
+        hint = f"did you mean `{close[0]}`?" if close else f"known: {', '.join(known)}"
+        message = f"unknown field `{loc[-1]}`; {hint}"
+    return field, message
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "x"
+
+
+def _auto_id(agent: str, behavior: object, model: str | None, repair: bool) -> str:
+    """The id a configuration from flags gets: agent, mock behaviour, model, repair."""
+    parts = [agent]
+    if agent == "mock":
+        parts.append(str(behavior))
+    if model:
+        parts.append(model)
+    if repair:
+        parts.append("repair")
+    return _slug("-".join(parts))
+
+
+def with_model(config: Configuration, model: str) -> Configuration:
+    """``config`` talking to ``model``; an id made from the old model is made from the new one."""
+    behavior, repair = config.settings.get("behavior"), config.tool_call_repair
+    old = _auto_id(config.agent, behavior, config.model, repair)
+    new = _auto_id(config.agent, behavior, model, repair)
+    return config.model_copy(update={"model": model, "id": new if config.id == old else config.id})
 
 
 def configuration_from_cli(
@@ -114,8 +213,13 @@ def configuration_from_cli(
     agent_cmd: str | None = None,
     config_id: str | None = None,
     tool_call_repair: bool = False,
+    base: Path | None = None,
 ) -> Configuration:
-    """The single configuration described by command-line flags."""
+    """The single configuration described by command-line flags.
+
+    A relative program path in ``agent_cmd`` resolves against ``base`` (default: the
+    current folder, where the user typed it).
+    """
     settings: dict[str, Any] = {}
     command = None
     if agent == "mock":
@@ -129,14 +233,7 @@ def configuration_from_cli(
     elif agent_cmd is not None:
         raise ConfigError("--agent-cmd goes with --agent command")
     if config_id is None:
-        parts = [agent]
-        if agent == "mock":
-            parts.append(settings["behavior"])
-        if model:
-            parts.append(model)
-        if tool_call_repair:
-            parts.append("repair")
-        config_id = _slug("-".join(parts))
+        config_id = _auto_id(agent, settings.get("behavior"), model, tool_call_repair)
     try:
         return Configuration(
             id=config_id,
@@ -145,6 +242,6 @@ def configuration_from_cli(
             settings=settings,
             command=command,
             tool_call_repair=tool_call_repair,
-        )
+        ).resolved(base or Path.cwd())
     except ValidationError as e:
         raise ConfigError(f"configuration: {e.errors()[0]['msg']}") from e

@@ -46,8 +46,15 @@ def _mark(record: TrialRecord) -> str:
     return "[green]PASS[/]" if record.success else "[red]FAIL[/]"
 
 
+def _seconds(record: TrialRecord) -> str:
+    return f"agent {record.wall_s:.1f}s, grading {record.grade_s:.1f}s"
+
+
 class RichProgress:
-    """A live bar when the console is a terminal; otherwise a line per finished trial."""
+    """A live bar when the console is a terminal; otherwise a line per finished trial.
+
+    A trial run again after an infra error prints its line again but counts once.
+    """
 
     def __init__(self, console: Console | None = None) -> None:
         self.console = console or Console(stderr=True)
@@ -55,9 +62,10 @@ class RichProgress:
         self._task: TaskID | None = None
         self._done = 0
         self._total = 0
+        self._seen: set[str] = set()
 
     def start(self, total: int, already_done: int) -> None:
-        self._total, self._done = total, already_done
+        self._total, self._done, self._seen = total, already_done, set()
         if self.console.is_terminal:
             self._bar = Progress(
                 TextColumn("[bold]trials"),
@@ -73,13 +81,17 @@ class RichProgress:
             self._task = self._bar.add_task("trials", total=total, completed=already_done)
 
     def trial_done(self, record: TrialRecord) -> None:
-        self._done += 1
-        line = f"{_mark(record)} {record.trial_id} [dim]{record.status} {record.wall_s:.1f}s[/]" + (
+        again = record.trial_id in self._seen
+        self._seen.add(record.trial_id)
+        if not again:
+            self._done += 1
+        line = f"{_mark(record)} {record.trial_id} [dim]{record.status} {_seconds(record)}[/]" + (
             f" [yellow]{record.error}[/]" if record.error else ""
         )
         if self._bar is not None and self._task is not None:
             self._bar.console.print(line, highlight=False)
-            self._bar.advance(self._task)
+            if not again:
+                self._bar.advance(self._task)
         else:
             self.console.print(f"[{self._done}/{self._total}] " + line, highlight=False)
 

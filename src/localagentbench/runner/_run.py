@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import threading
+from collections.abc import Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from localagentbench.agents import Agent
-from localagentbench.errors import ConfigError, RunDirError
+from localagentbench.errors import ConfigError, LabError, RunDirError
 from localagentbench.gateway import Gateway
 from localagentbench.records import (
     ConfigurationInfo,
@@ -24,7 +26,7 @@ from localagentbench.records import (
     summarise,
     utc_now,
 )
-from localagentbench.runner._config import Configuration
+from localagentbench.runner._config import Configuration, with_model
 from localagentbench.runner._executor import Executor, LocalExecutor
 from localagentbench.runner._progress import ProgressSink, SilentProgress
 from localagentbench.runner._provenance import harness_info, host_info, model_info
@@ -35,7 +37,7 @@ from localagentbench.sandbox import Sandbox, isolation_level, select
 from localagentbench.tasks import Task, load_tasks
 from localagentbench.workspace import Pristine, PristineStore, make_scratch_root
 
-__all__ = ["RunOptions", "RunResult", "execute", "resume_options"]
+__all__ = ["RunOptions", "RunResult", "execute", "restart_options", "resume_options"]
 
 
 @dataclass
@@ -111,6 +113,85 @@ def resume_options(path: Path, **overrides: object) -> RunOptions:
     return options
 
 
+def restart_options(
+    path: Path,
+    configurations: list[Configuration] | None = None,
+    model: str | None = None,
+    **overrides: object,
+) -> RunOptions:
+    """Options that start the run in ``path`` again with other configurations (or ``model``).
+
+    Allowed only while no trial of it has a verdict: the folder then holds nothing that
+    would be mixed with the new configurations, and is emptied here.
+    """
+    run_dir = RunDir(path)
+    info = run_dir.read_info()
+    finished = [r for r in run_dir.records() if r.status != "infra_error"]
+    if finished:
+        raise RunDirError(
+            f"{path}: {len(finished)} trial(s) already finished with the recorded configurations, "
+            "so --model/--config/--agent cannot change them; resume with only --resume "
+            f"{path}, or start a new run with those flags and --out NEW_DIR"
+        )
+    if configurations is None:
+        recorded = [
+            Configuration.model_validate(c.model_dump(exclude={"agent_version", "model_info"}))
+            for c in info.configurations
+        ]
+        configurations = [with_model(c, model) if model else c for c in recorded]
+    with locked(run_dir):
+        for child in run_dir.path.iterdir():
+            if child.name != ".lock":
+                _remove(child)
+    (run_dir.path / ".lock").unlink(missing_ok=True)
+    options = RunOptions(
+        tasks_dir=Path(info.tasks_dir),
+        configurations=configurations,
+        task_ids=[t.id for t in info.tasks],
+        repeats=info.repeats,
+        concurrency=info.concurrency,
+        out=path,
+    )
+    for key, value in overrides.items():
+        if value is not None:
+            setattr(options, key, value)
+    return options
+
+
+def _first_missing(path: Path) -> Path | None:
+    """The top-most folder of ``path`` that does not exist yet (None: it all exists)."""
+    if path.exists():
+        return None
+    while not path.parent.exists() and path.parent != path:
+        path = path.parent
+    return path
+
+
+@contextlib.contextmanager
+def _nothing_left_on_failure(run_dir: RunDir, *, fresh: bool, made: Path | None) -> Iterator[None]:
+    """A new run stopped by an expected error before any trial was recorded (a dead endpoint,
+    an unknown backend, an unrunnable task) removes what it made (``made``, or the contents
+    of a folder that was there): a retry with the same --out then starts cleanly instead of
+    being told to resume a run that never ran. Entered with the run directory locked."""
+    try:
+        yield
+    except LabError:
+        if fresh and not run_dir.records():
+            if made is not None:
+                shutil.rmtree(made, ignore_errors=True)
+            else:
+                for child in run_dir.path.iterdir():
+                    _remove(child)
+        raise
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink()
+
+
 def _free_mb(path: Path) -> float:
     return shutil.disk_usage(path).free / 1e6
 
@@ -165,7 +246,8 @@ def execute(
                 f"{run_dir.path} already exists and is not empty; use --resume {run_dir.path}"
             )
 
-    with locked(run_dir):
+    made = None if resume else _first_missing(run_dir.path)
+    with locked(run_dir), _nothing_left_on_failure(run_dir, fresh=not resume, made=made):
         store = PristineStore(run_dir.pristine)
         pristine = {task.key: store.ensure(task) for task in tasks}
         agent_versions = {c.id: hook(agents[c.id], "version") for c in options.configurations}
