@@ -17,7 +17,7 @@ from localagentbench.grading._reports import (
 )
 from localagentbench.grading._results import CommandsResult
 
-__all__ = ["run_commands", "run_one"]
+__all__ = ["run_commands", "run_commands_reported", "run_one"]
 
 GO_JSON_CAP = 50_000_000
 """Bytes of ``go test -json`` stdout kept: the report must not be cut."""
@@ -61,7 +61,7 @@ def run_one(
         return result, None  # go's report is its stdout: cut, it cannot be read
     if report_file.is_symlink():  # planted by the code under test: never followed
         return result, None
-    return result, parse_report(runner, report_file, result.stdout)
+    return result, parse_report(runner, report_file, result.stdout, cwd)
 
 
 def run_commands(
@@ -76,6 +76,33 @@ def run_commands(
     report_dir: Path | None = None,
     protect: Sequence[Path] = (),
 ) -> CommandsResult:
+    """Run every command for a `CommandsResult` (see `run_commands_reported`)."""
+    result, _ = run_commands_reported(
+        commands,
+        timeout_s=timeout_s,
+        cwd=cwd,
+        jail=jail,
+        log_dir=log_dir,
+        label=label,
+        cancel=cancel,
+        report_dir=report_dir,
+        protect=protect,
+    )
+    return result
+
+
+def run_commands_reported(
+    commands: list[list[str]],
+    *,
+    timeout_s: float,
+    cwd: Path,
+    jail: GradingJail,
+    log_dir: Path,
+    label: str,
+    cancel: threading.Event | None = None,
+    report_dir: Path | None = None,
+    protect: Sequence[Path] = (),
+) -> tuple[CommandsResult, TestReport | None]:
     """Run each command (all of them, for complete logs); passed only if every one exits 0.
 
     Each runs in `jail` (see `GradingJail`) with `protect` read-only. With ``report_dir``
@@ -86,12 +113,16 @@ def run_commands(
     test as passed (the exit code is believed, the report is not), and a run
     that exits 0 without leaving its report (the code under test ended the
     runner early) is not a pass.
+
+    Also returns the per-test outcomes of all the commands merged, or None when one of
+    them left no report or a report that is not believed.
     """
     exit_codes: list[int | None] = []
     reasons = []
     timed_out = False
     passed = total = 0
-    counted = True
+    counted = counted_cases = True
+    merged = TestReport()
     for i, argv in enumerate(commands):
         result, report = run_one(
             argv,
@@ -123,10 +154,12 @@ def run_commands(
             reasons.append(f"`{' '.join(argv)}` failed but its report shows no failing test; "
                            "no test of it is counted as passed")  # fmt: skip
             total += max(report.total, 1)
+            counted_cases = False
             continue
         passed += report.passed
         total += report.total
-    return CommandsResult(
+        merged.merge(report)
+    commands_result = CommandsResult(
         passed=not reasons,
         exit_codes=exit_codes,
         timed_out=timed_out,
@@ -134,3 +167,4 @@ def run_commands(
         tests_total=total if counted else None,
         reason="; ".join(reasons),
     )
+    return commands_result, merged if counted and counted_cases else None
