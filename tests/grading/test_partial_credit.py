@@ -10,35 +10,15 @@ import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 
 from localagentbench.grading import detect_runner
+
+from ._helpers import grading_task as _task
 
 needs_go = pytest.mark.skipif(shutil.which("go") is None, reason="go is not installed (apt-get install -y golang-go)")  # fmt: skip
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
 GO_ENV = ["env", "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod"]
-
-
-def _task(root: Path, repo: dict[str, str], heldout: dict[str, str] | None,
-          oracle: list[str], heldout_cmd: list[str] | None = None, **fields: object) -> Path:  # fmt: skip
-    """A task folder ``root/<id>`` with the given repo and held-out files."""
-    task_id = str(fields.pop("id", "t-one"))
-    base = root / "suite" / task_id
-    for folder, files in (("repo", repo), ("heldout", heldout or {})):
-        for rel, text in files.items():
-            (base / folder / rel).parent.mkdir(parents=True, exist_ok=True)
-            (base / folder / rel).write_text(text)
-    data: dict[str, object] = {
-        "id": task_id, "title": "t", "prompt": "p", "difficulty": "easy", "category": "bugfix",
-        "language": "python", "repo": {"type": "fixture", "path": "repo"},
-        "oracle": {"command": oracle, "timeout_s": 120},
-    }  # fmt: skip
-    if heldout is not None:
-        data["heldout"] = {"path": "heldout", "command": heldout_cmd or oracle, "timeout_s": 120}
-    data.update(fields)
-    (base / "task.yaml").write_text(yaml.safe_dump(data))
-    return base
 
 
 PYTEST = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
@@ -61,7 +41,8 @@ def test_half_odd():
 """
 
 
-def test_pytest_partial_credit_is_the_heldout_pass_fraction(tmp_path, graded):
+def test_pytest_partial_credit_counts_the_tests_failing_on_the_pristine_tree(tmp_path, graded):
+    """4 of 5 pass untouched: those measure nothing the agent did, so the no-op scores 0."""
     task = _task(tmp_path, {"mod.py": PY_SRC, "tests/test_v.py": VISIBLE},
                  {"tests/test_hidden.py": PY_HELDOUT}, PYTEST)  # fmt: skip
     verdict = graded(task)
@@ -69,19 +50,27 @@ def test_pytest_partial_credit_is_the_heldout_pass_fraction(tmp_path, graded):
     assert verdict.heldout is not None
     assert verdict.heldout.passed is False
     assert (verdict.heldout.tests_passed, verdict.heldout.tests_total) == (4, 5)
-    assert verdict.correctness == pytest.approx(0.8)
+    assert verdict.correctness == 0.0
+    assert verdict.correctness_basis == "fail-to-pass"
+    assert verdict.task_tests is not None
+    assert (verdict.task_tests.failing_before, verdict.task_tests.fixed) == (1, 0)
+    assert verdict.no_change is True
     assert verdict.overfit is True
     assert verdict.success is False
     fixed = graded(task, lambda w: (w / "mod.py").write_text(PY_SRC.replace("//", "/")))
     assert fixed.correctness == 1.0
     assert fixed.success is True
+    assert fixed.no_change is False
 
 
 def test_visible_oracle_gets_counts_too(tmp_path, graded):
     task = _task(tmp_path, {"mod.py": PY_SRC, "tests/test_v.py": PY_HELDOUT}, None, PYTEST)
     verdict = graded(task)
     assert (verdict.visible.tests_passed, verdict.visible.tests_total) == (3, 4)
-    assert verdict.correctness == pytest.approx(0.75)  # no held-out: the visible fraction
+    # No held-out tests: the visible ones are the task's; the one failing is not fixed.
+    assert verdict.correctness == 0.0
+    assert verdict.task_tests is not None
+    assert (verdict.task_tests.total, verdict.task_tests.failing_before) == (4, 1)
 
 
 def test_report_file_is_outside_the_workspace(tmp_path, graded):
@@ -147,7 +136,7 @@ def pytest_sessionfinish(session, exitstatus):
     verdict = graded(task, plant)
     assert verdict.heldout is not None
     assert (verdict.heldout.tests_passed, verdict.heldout.tests_total) == (4, 5)
-    assert verdict.correctness == pytest.approx(0.8)
+    assert verdict.correctness == 0.0  # the planted hook fixed nothing
 
 
 GO_MOD = "module ex\n\ngo 1.18\n"
@@ -178,7 +167,7 @@ def test_go_test_json_partial_credit(tmp_path, graded):
     verdict = graded(task)
     assert verdict.heldout is not None
     assert (verdict.heldout.tests_passed, verdict.heldout.tests_total) == (3, 4)
-    assert verdict.correctness == pytest.approx(3 / 4)
+    assert verdict.correctness == 0.0  # TestHalf fails on the pristine tree and still does
     fixed = graded(task, lambda w: (w / "ex.go").write_text(GO_SRC.replace("/ 3", "/ 2")))
     assert fixed.success is True
     assert fixed.correctness == 1.0
@@ -214,9 +203,10 @@ def test_node_test_runner_partial_credit(tmp_path, graded):
     verdict = graded(task)
     assert verdict.heldout is not None
     assert (verdict.heldout.tests_passed, verdict.heldout.tests_total) == (2, 3)
-    assert verdict.correctness == pytest.approx(2 / 3)
+    assert verdict.correctness == 0.0
     fixed = graded(task, lambda w: (w / "lib.js").write_text(JS_SRC.replace("/ 3", "/ 2")))
     assert fixed.success is True
+    assert fixed.correctness == 1.0
 
 
 @needs_node

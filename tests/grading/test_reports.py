@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from localagentbench.grading._reports import instrument, parse_report, select_tests
+from localagentbench.grading._reports import (
+    NODE_REPORTER_URL,
+    instrument,
+    parse_report,
+    select_tests,
+)
 
 PYTEST = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
 GO = ["env", "GOTOOLCHAIN=local", "/usr/bin/go", "test", "-count=1", "./..."]
@@ -13,10 +18,20 @@ NODE = ["node", "--test", "tests/"]
 
 def test_instrument_points_every_runner_at_the_private_report(tmp_path: Path):
     report = tmp_path / "private" / "r.xml"
-    assert instrument(PYTEST, "pytest", report)[-3:] == [f"--junitxml={report}", "-o", "junit_family=xunit1"]  # fmt: skip
+    assert instrument(PYTEST, "pytest", report)[len(PYTEST) :] == [
+        f"--junitxml={report}",
+        "-o",
+        "junit_family=xunit1",
+        "--continue-on-collection-errors",
+    ]
     assert instrument(GO, "go", report) == [*GO[:4], "-json", *GO[4:]]
     node = instrument(NODE, "node", report)
-    assert node[:4] == ["node", "--test", "--test-reporter=junit", f"--test-reporter-destination={report}"]  # fmt: skip
+    assert node[:4] == [
+        "node",
+        "--test",
+        f"--test-reporter={NODE_REPORTER_URL}",
+        f"--test-reporter-destination={report}",
+    ]
     assert node[-1] == "tests/"
 
 
@@ -51,23 +66,27 @@ def test_pytest_xunit1_ids_are_node_ids(tmp_path: Path):
 
 def test_go_json_counts_tests_and_ignores_output_lines(tmp_path: Path):
     stdout = "\n".join([
-        '{"Action":"run","Test":"TestA"}',
-        '{"Action":"output","Test":"TestA","Output":"{\\"Action\\":\\"pass\\",\\"Test\\":\\"TestFake\\"}\\n"}',
-        '{"Action":"pass","Test":"TestA"}',
-        '{"Action":"fail","Test":"TestB"}',
-        '{"Action":"pass","Test":"TestB/sub"}',
+        '{"Action":"run","Package":"ex","Test":"TestA"}',
+        '{"Action":"output","Package":"ex","Test":"TestA","Output":"{\\"Action\\":\\"pass\\",\\"Test\\":\\"TestFake\\"}\\n"}',
+        '{"Action":"pass","Package":"ex","Test":"TestA"}',
+        '{"Action":"fail","Package":"ex","Test":"TestB"}',
+        '{"Action":"pass","Package":"ex","Test":"TestB/sub"}',
         '{"Action":"fail","Package":"ex"}',
+        '{"Action":"fail","Package":"ex/nobuild"}',
         "not json",
     ])  # fmt: skip
     report = parse_report("go", tmp_path / "unused", stdout)
     assert report is not None
-    assert report.cases == {"TestA": "passed", "TestB": "failed", "TestB/sub": "passed"}
+    assert report.cases == {"ex::TestA": "passed", "ex::TestB": "failed", "ex::TestB/sub": "passed"}
+    assert report.names["ex::TestB/sub"] == {"TestB/sub"}
+    # A package that failed with no test reported did not build: a failure of the whole unit.
+    assert report.unit_failures == {"ex/nobuild": None}
 
 
 def test_a_missing_or_linked_or_broken_report_is_none(tmp_path: Path):
     assert parse_report("pytest", tmp_path / "missing.xml", "") is None
     (tmp_path / "bad.xml").write_text("<testsuites><testcase")
-    assert parse_report("node", tmp_path / "bad.xml", "") is None
+    assert parse_report("pytest", tmp_path / "bad.xml", "") is None
     (tmp_path / "real.xml").write_text("<testsuites/>")
     (tmp_path / "link.xml").symlink_to(tmp_path / "real.xml")
     assert parse_report("pytest", tmp_path / "link.xml", "") is None

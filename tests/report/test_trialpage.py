@@ -84,3 +84,23 @@ def test_a_judge_verdict_in_the_record_is_shown_escaped(hostile_run, tmp_path):
     assert "<h3>Judge</h3>" in html
     assert "judge-x" in html
     assert "<script>" not in html
+
+
+def _render(page):
+    env = template_env()
+    return env.get_template("trial.html").render(root="../../", run=None, page=page, r=page.record)
+
+
+def test_a_trial_that_changed_nothing_says_no_change_made(hostile_run, tmp_path):
+    folder = tmp_path / "trial"
+    folder.mkdir()
+    (folder / "patch.diff").write_text("diff --git a/tests/test_pad.py b/tests/test_pad.py\n")
+    record = _record(hostile_run).model_copy(update={"no_change": True, "patch_bytes": 50})
+    html = _render(trial_page(record, folder, prompt=None))
+    assert 'id="no-change"' in html
+    assert "the patch only adds tests" in html
+    changed = _render(trial_page(record.model_copy(update={"no_change": False}), folder, None))
+    assert 'id="no-change"' not in changed
+    # A record from before the field: an empty patch is "no change made".
+    old = record.model_copy(update={"no_change": None, "patch_bytes": 0})
+    assert trial_page(old, tmp_path / "none", None).no_change is True

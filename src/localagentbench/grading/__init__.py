@@ -23,7 +23,7 @@ from localagentbench.grading._faults import (
     classify_fault,
     install_hint,
 )
-from localagentbench.grading._grade import correctness_of, grade
+from localagentbench.grading._grade import grade
 from localagentbench.grading._inject import TEST_INFRA_FILES, inject, restore_test_infra
 from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._proof import (
@@ -34,7 +34,15 @@ from localagentbench.grading._proof import (
     prove_fixture,
 )
 from localagentbench.grading._reports import TestReport, detect_runner, parse_report
-from localagentbench.grading._results import CheckResult, CheckStatus, CommandsResult, Verdict
+from localagentbench.grading._results import (
+    AgentTests,
+    CheckResult,
+    CheckStatus,
+    CommandsResult,
+    CorrectnessBasis,
+    TaskTests,
+    Verdict,
+)
 from localagentbench.grading._transfer import private_copy
 
 __all__ = [
@@ -50,18 +58,20 @@ __all__ = [
     "proof_problems",
     "prove_fixture",
     "TEST_INFRA_FILES",
+    "AgentTests",
     "CheckContext",
     "CheckKind",
     "CheckOutcome",
     "CheckResult",
     "CheckStatus",
     "CommandsResult",
+    "CorrectnessBasis",
     "GradingJail",
+    "TaskTests",
     "TestReport",
     "Verdict",
     "check_kinds",
     "claims_done",
-    "correctness_of",
     "damage",
     "detect_runner",
     "grade",

@@ -18,7 +18,7 @@ from localagentbench.grading._reports import (
 )
 from localagentbench.grading._results import CommandsResult
 
-__all__ = ["run_commands", "run_one"]
+__all__ = ["run_commands", "run_commands_reported", "run_one"]
 
 GO_JSON_CAP = 50_000_000
 """Bytes of ``go test -json`` stdout kept: the report must not be cut."""
@@ -62,7 +62,7 @@ def run_one(
         return result, None  # go's report is its stdout: cut, it cannot be read
     if report_file.is_symlink():  # planted by the code under test: never followed
         return result, None
-    return result, parse_report(runner, report_file, result.stdout)
+    return result, parse_report(runner, report_file, result.stdout, cwd)
 
 
 def run_commands(
@@ -77,6 +77,33 @@ def run_commands(
     report_dir: Path | None = None,
     protect: Sequence[Path] = (),
 ) -> CommandsResult:
+    """Run every command for a `CommandsResult` (see `run_commands_reported`)."""
+    result, _ = run_commands_reported(
+        commands,
+        timeout_s=timeout_s,
+        cwd=cwd,
+        jail=jail,
+        log_dir=log_dir,
+        label=label,
+        cancel=cancel,
+        report_dir=report_dir,
+        protect=protect,
+    )
+    return result
+
+
+def run_commands_reported(
+    commands: list[list[str]],
+    *,
+    timeout_s: float,
+    cwd: Path,
+    jail: GradingJail,
+    log_dir: Path,
+    label: str,
+    cancel: threading.Event | None = None,
+    report_dir: Path | None = None,
+    protect: Sequence[Path] = (),
+) -> tuple[CommandsResult, TestReport | None]:
     """Run each command (all of them, for complete logs); passed only if every one exits 0.
 
     Each runs in `jail` (see `GradingJail`) with `protect` read-only. With ``report_dir``
@@ -87,6 +114,9 @@ def run_commands(
     test as passed (the exit code is believed, the report is not), and a run
     that exits 0 without leaving its report (the code under test ended the
     runner early) is not a pass.
+
+    Also returns the per-test outcomes of all the commands merged, or None when one of
+    them left no report or a report that is not believed.
     """
     exit_codes: list[int | None] = []
     reasons = []
@@ -94,6 +124,8 @@ def run_commands(
     passed = total = 0
     counted = True
     env_fault: str | None = None
+    counted = counted_cases = True
+    merged = TestReport()
     for i, argv in enumerate(commands):
         result, report = run_one(
             argv,
@@ -128,10 +160,12 @@ def run_commands(
             reasons.append(f"`{' '.join(argv)}` failed but its report shows no failing test; "
                            "no test of it is counted as passed")  # fmt: skip
             total += max(report.total, 1)
+            counted_cases = False
             continue
         passed += report.passed
         total += report.total
-    return CommandsResult(
+        merged.merge(report)
+    commands_result = CommandsResult(
         passed=not reasons,
         exit_codes=exit_codes,
         timed_out=timed_out,
@@ -140,3 +174,4 @@ def run_commands(
         reason="; ".join(reasons),
         env_fault=env_fault,
     )
+    return commands_result, merged if counted and counted_cases else None

@@ -7,7 +7,9 @@ pass-to-pass on the pristine tree and after the agent; extra checks; damage.
 Every command runs in its own jail (the run's sandbox, no network, the held-out
 files read-only). Exit codes decide; per-test reports (written to the jail's
 private HOME, which the agent never had) give partial credit and catch "zero
-tests collected".
+tests collected". Correctness counts only the task's own tests, identified by the
+same commands run on the pristine tree (see `_tally`); the agent's own tests are
+counted apart.
 """
 
 from __future__ import annotations
@@ -18,38 +20,28 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from localagentbench._io import atomic_write_text
+from localagentbench.grading._changes import made_no_change
 from localagentbench.grading._checks import CheckContext, run_check
 from localagentbench.grading._claims import claims_done
-from localagentbench.grading._commands import run_commands
+from localagentbench.grading._commands import run_commands, run_commands_reported
 from localagentbench.grading._damage import damage as find_damage
 from localagentbench.grading._inject import inject, restore_test_infra, test_infra_paths
 from localagentbench.grading._jail import GradingJail
+from localagentbench.grading._reports import TestReport, detect_runner
 from localagentbench.grading._results import CommandsResult, Verdict
+from localagentbench.grading._tally import Tally, declared_go_tests, tally
 from localagentbench.grading._testids import named_test_checks
 from localagentbench.grading._transfer import private_copy
 from localagentbench.sandbox import Sandbox, select
 from localagentbench.tasks import Task
 
-__all__ = ["correctness_of", "grade", "run_commands"]
+__all__ = ["grade", "run_commands"]
 
 
 def _fresh(path: Path) -> Path:
     if path.exists():
         shutil.rmtree(path)
     return path
-
-
-def correctness_of(result: CommandsResult) -> float:
-    """The pass fraction from the runner's report, else 1.0/0.0 from the exit codes.
-
-    Never above what the exit codes allow: a failed command caps it below 1.
-    """
-    if result.tests_total:
-        fraction = (result.tests_passed or 0) / result.tests_total
-        if not result.passed:
-            fraction = min(fraction, (result.tests_total - 1) / result.tests_total)
-        return fraction
-    return 1.0 if result.passed else 0.0
 
 
 def grade(
@@ -88,7 +80,7 @@ def grade(
     if not_transferred:
         atomic_write_text(log_dir / "not-transferred.txt", "\n".join(not_transferred) + "\n")
 
-    visible = run_commands(
+    visible, visible_report = run_commands_reported(
         task.oracle.command,
         timeout_s=task.oracle.timeout_s,
         cwd=workspace,
@@ -101,6 +93,7 @@ def grade(
 
     pristine_tree = None
     heldout = None
+    heldout_report = None
     protected: list[str] = []
     if task.heldout is not None:
         material = task.resolve(task.heldout.path)
@@ -110,7 +103,7 @@ def grade(
         injected = inject(material, tree)
         atomic_write_text(log_dir / "heldout-injected.txt", "\n".join(injected) + "\n")
         protected = sorted({*injected, *test_infra_paths(tree)})
-        heldout = run_commands(
+        heldout, heldout_report = run_commands_reported(
             task.heldout.command,
             timeout_s=task.heldout.timeout_s,
             cwd=tree,
@@ -121,7 +114,7 @@ def grade(
             report_dir=hidden_reports / "heldout",
             protect=[tree / rel for rel in protected],
         )
-    if pristine is not None and (task.fail_to_pass or task.pass_to_pass):
+    if pristine is not None:
         pristine_tree = _fresh(scratch / "pristine-tree")
         private_copy(pristine, pristine_tree)
         if task.heldout is not None:
@@ -143,13 +136,28 @@ def grade(
         checks.append(run_check(check, name, ctx))
 
     env_fault = _confirmed_fault(task, visible, heldout, pristine, jail, scratch, log_dir, cancel)
+    graded = heldout if heldout is not None else visible
+    counted = _task_tally(
+        task,
+        graded_passed=graded.passed,
+        report=heldout_report if heldout is not None else visible_report,
+        pristine_tree=pristine_tree,
+        jail=jail.with_home(scratch / "home-pristine"),
+        log_dir=log_dir,
+        cancel=cancel,
+    )
     correctness_checks = all(c.passed for c in checks if not c.compliance)
     hidden_ok = heldout.passed if heldout is not None else True
     success = visible.passed and hidden_ok and correctness_checks
     claimed = claims_done(final_answer)
     return Verdict(
         success=success,
-        correctness=correctness_of(heldout if heldout is not None else visible),
+        correctness=counted.fraction if counted.fraction is not None else float(success),
+        correctness_basis=counted.basis,
+        correctness_note=counted.note,
+        task_tests=counted.task,
+        agent_tests=counted.agent,
+        no_change=made_no_change(workspace, pristine) if pristine is not None else None,
         overfit=visible.passed and heldout is not None and not heldout.passed,
         claimed_done=claimed,
         false_success=claimed and not success,
@@ -209,3 +217,38 @@ def _confirmed_fault(
         if again.env_fault is not None:
             return f"{label}: {result.env_fault}"
     return None
+
+
+def _task_tally(
+    task: Task,
+    *,
+    graded_passed: bool,
+    report: TestReport | None,
+    pristine_tree: Path | None,
+    jail: GradingJail,
+    log_dir: Path,
+    cancel: threading.Event | None,
+) -> Tally:
+    """The graded commands (held-out, else the visible oracle) run once more on the pristine
+    tree (held-out files injected) in a fresh HOME: the task's tests and how they stood
+    before the agent; then correctness over them."""
+    if pristine_tree is None:
+        return Tally(
+            basis="exit-codes",
+            fraction=float(graded_passed),
+            note="grading was not given the pristine tree to tell the task's tests apart",
+        )
+    spec = task.heldout if task.heldout is not None else task.oracle
+    _, before = run_commands_reported(
+        spec.command,
+        timeout_s=spec.timeout_s,
+        cwd=pristine_tree,
+        jail=jail,
+        log_dir=log_dir,
+        label="pristine",
+        cancel=cancel,
+        report_dir=jail.home / ".lab-reports",
+    )
+    go = any(detect_runner(argv) == "go" for argv in spec.command)
+    declared = declared_go_tests(pristine_tree) if go else frozenset()
+    return tally(before, report, declared=declared, graded_passed=graded_passed)

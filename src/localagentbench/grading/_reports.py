@@ -1,4 +1,4 @@
-"""Per-test reports of the three runners: pytest JUnit XML, `go test -json`, node's JUnit reporter.
+"""Per-test reports of the three runners: pytest JUnit XML, `go test -json`, node's test events.
 
 The grader rewrites a test command so the runner writes its report to a private
 file outside the workspace (pytest ``--junitxml``, node
@@ -6,19 +6,33 @@ file outside the workspace (pytest ``--junitxml``, node
 process's own stdout (written by the harness, never by the agent). Exit codes
 still decide pass/fail; reports only count tests, for partial credit and for
 "zero tests collected".
+
+Test ids are unique per file for every runner, ``<unit>::<name>``: a pytest node
+id (``tests/test_a.py::TestC::test_x``), ``<package>::<TestName>`` for Go, and
+``<file>::<suite> > <test>`` for node (its JUnit reporter names no file, so node
+gets a small reporter of ours that prints the runner's own events as JSON lines).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import urllib.parse
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["Runner", "TestReport", "detect_runner", "instrument", "parse_report", "select_tests"]
+__all__ = [
+    "Runner",
+    "TestReport",
+    "detect_runner",
+    "instrument",
+    "parse_report",
+    "select_tests",
+    "unit_of",
+]
 
 Runner = Literal["pytest", "go", "node"]
 Outcome = Literal["passed", "failed", "skipped"]
@@ -26,14 +40,40 @@ Outcome = Literal["passed", "failed", "skipped"]
 _PYTEST_WORDS = ("pytest", "py.test")
 _PYTEST_VALUE_FLAGS = ("-p", "-o", "-c", "-k", "-m", "--rootdir", "--confcutdir")
 
+NODE_REPORTER = """\
+export default async function* (source) {
+  for await (const e of source) {
+    if (e.type !== 'test:pass' && e.type !== 'test:fail') continue;
+    const d = e.data;
+    yield JSON.stringify({ok: e.type === 'test:pass', name: d.name, depth: d.nesting,
+      file: d.file || '', skip: Boolean(d.skip || d.todo),
+      suite: Boolean(d.details && d.details.type === 'suite')}) + '\\n';
+  }
+}
+"""
+"""Node's own test events as JSON lines: name, nesting depth, file, outcome (no test code)."""
+NODE_REPORTER_URL = "data:text/javascript," + urllib.parse.quote(NODE_REPORTER)
+
+
+def unit_of(test_id: str) -> str:
+    """The file (pytest, node) or package (Go) a test id belongs to."""
+    return test_id.split("::", 1)[0]
+
 
 @dataclass
 class TestReport:
-    """Test outcomes by id (pytest node id, go test name, node test name)."""
+    """Test outcomes by id: ``<unit>::<name>`` (see the module docstring)."""
 
     __test__ = False  # not a pytest test class
 
     cases: dict[str, Outcome] = field(default_factory=dict)
+    names: dict[str, set[str]] = field(default_factory=dict)
+    """Other names an id answers to when tests are selected by name: the Go test name, the
+    node test's own name and its full name (pytest ids are selected whole)."""
+    unit_failures: dict[str, str | None] = field(default_factory=dict)
+    """Units that failed as a whole (a pytest collection error, a node file that did not
+    load or ended early, a Go package that did not build): their tests could not all be
+    listed. Maps the unit to the case standing for it (None: no case, as for Go)."""
 
     @property
     def passed(self) -> int:
@@ -43,6 +83,19 @@ class TestReport:
     def total(self) -> int:
         """Tests that ran (skipped ones excluded)."""
         return sum(1 for o in self.cases.values() if o != "skipped")
+
+    def add(self, test_id: str, outcome: Outcome, *names: str) -> None:
+        """Record an outcome; a failure of the same id is never overwritten."""
+        if self.cases.get(test_id) != "failed":
+            self.cases[test_id] = outcome
+        if names:
+            self.names.setdefault(test_id, set()).update(n for n in names if n)
+
+    def merge(self, other: TestReport) -> None:
+        """Add another command's report (an id run twice fails if it failed once)."""
+        for test_id, outcome in other.cases.items():
+            self.add(test_id, outcome, *other.names.get(test_id, ()))
+        self.unit_failures.update(other.unit_failures)
 
 
 def detect_runner(argv: list[str]) -> Runner | None:
@@ -71,14 +124,26 @@ def _insert_after(argv: list[str], anchor: str, extra: list[str]) -> list[str]:
 
 
 def instrument(argv: list[str], runner: Runner, report: Path) -> list[str]:
-    """``argv`` made to write its per-test report to ``report`` (go: to stdout, as JSON lines)."""
+    """``argv`` made to write its per-test report to ``report`` (go: to stdout, as JSON lines).
+
+    pytest also gets ``--continue-on-collection-errors``: one test file that cannot be
+    imported still fails the command, but no longer hides the outcomes of the others.
+    """
     if runner == "pytest":
-        return [*argv, f"--junitxml={report}", "-o", "junit_family=xunit1"]
+        return [
+            *argv,
+            f"--junitxml={report}",
+            "-o",
+            "junit_family=xunit1",
+            "--continue-on-collection-errors",
+        ]
     if runner == "go":
         i = _go_test_index(argv)
         return [*argv[: i + 1], "-json", *argv[i + 1 :]]
     return _insert_after(
-        argv, "--test", ["--test-reporter=junit", f"--test-reporter-destination={report}"]
+        argv,
+        "--test",
+        [f"--test-reporter={NODE_REPORTER_URL}", f"--test-reporter-destination={report}"],
     )
 
 
@@ -104,14 +169,15 @@ def _regex_escape(text: str) -> str:
     return "".join("\\" + c if c in r".^$*+?()[]{}|\\" else c for c in text)
 
 
-def _junit(path: Path, runner: Runner) -> TestReport:
+def _junit(path: Path) -> TestReport:
+    """pytest's JUnit XML (xunit1): node ids; a collection error fails its file as a whole."""
     report = TestReport()
     root = ET.parse(path).getroot()
     for case in root.iter("testcase"):
         name = case.get("name", "")
         classname = case.get("classname", "")
         file = case.get("file")
-        test_id = _pytest_id(classname, name, file) if runner == "pytest" else name
+        test_id = _pytest_id(classname, name, file)
         tags = {child.tag for child in case}
         outcome: Outcome
         if tags & {"failure", "error"} or case.get("failure") is not None:
@@ -120,8 +186,9 @@ def _junit(path: Path, runner: Runner) -> TestReport:
             outcome = "skipped"
         else:
             outcome = "passed"
-        if report.cases.get(test_id) != "failed":
-            report.cases[test_id] = outcome
+        report.add(test_id, outcome)
+        if not classname and outcome == "failed":  # "ERROR collecting <file>"
+            report.unit_failures[unit_of(test_id)] = test_id
     return report
 
 
@@ -137,7 +204,10 @@ def _pytest_id(classname: str, name: str, file: str | None) -> str:
 
 
 def _go_json(text: str) -> TestReport:
+    """``go test -json``: ``<package>::<Test>``; a package that failed with no test of it
+    reported (it did not build, TestMain exited) is a unit failure."""
     report = TestReport()
+    failed_packages: list[str] = []
     for line in text.splitlines():
         if not line.startswith("{"):
             continue
@@ -145,24 +215,104 @@ def _go_json(text: str) -> TestReport:
             event = json.loads(line)
         except json.JSONDecodeError:
             continue
-        test = event.get("Test") if isinstance(event, dict) else None
-        action = event.get("Action") if isinstance(event, dict) else None
-        if not test or action not in ("pass", "fail", "skip"):
+        if not isinstance(event, dict):
+            continue
+        test, action, package = event.get("Test"), event.get("Action"), event.get("Package")
+        if action not in ("pass", "fail", "skip") or not isinstance(package, str | None):
+            continue
+        if not test:
+            if action == "fail" and package:
+                failed_packages.append(package)
             continue
         outcome: Outcome = (
             "passed" if action == "pass" else "failed" if action == "fail" else "skipped"
         )
-        report.cases[test] = outcome
+        report.add(f"{package or ''}::{test}", outcome, str(test))
+    listed = {unit_of(test_id) for test_id in report.cases}
+    for package in failed_packages:
+        if package not in listed:
+            report.unit_failures[package] = None
     return report
 
 
-def parse_report(runner: Runner, report: Path, stdout: str) -> TestReport | None:
-    """The per-test outcomes, or None when the runner left no readable report."""
+def _relative(file: str, cwd: Path | None) -> str:
+    if cwd is None or not file:
+        return file
+    for base in (cwd, cwd.resolve()):
+        try:
+            return Path(file).relative_to(base).as_posix()
+        except ValueError:
+            continue
+    return file
+
+
+@dataclass
+class _NodeTest:
+    depth: int
+    names: list[str]
+    """The test's name after its ancestors' (filled in as their events arrive)."""
+    outcome: Outcome
+    counted: bool
+
+
+def _node_events(path: Path, cwd: Path | None) -> TestReport:
+    """Our node reporter's JSON lines. A test's event comes after its subtests' (per file), so
+    the pending tests deeper than it are its descendants: they get its name as a prefix and
+    its depth. Leaves are the tests; a suite or parent test counts only when it failed with
+    none of its descendants failing (a hook failed, or the file itself)."""
+    report = TestReport()
+    pending: dict[str, list[_NodeTest]] = {}
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if not isinstance(event, dict):
+            continue
+        name, file = str(event.get("name", "")), str(event.get("file", ""))
+        depth = event["depth"] if isinstance(event.get("depth"), int) else 0
+        outcome: Outcome = (
+            "skipped" if event.get("skip") else "passed" if event.get("ok") else "failed"
+        )
+        stack = pending.setdefault(file, [])
+        children: list[_NodeTest] = []
+        while stack and stack[-1].depth > depth:
+            children.append(stack.pop())
+        for child in reversed(children):
+            child.names.insert(0, name)
+            child.depth = depth
+            stack.append(child)
+        failing_child = any(child.outcome == "failed" for child in children)
+        counted = not children and not event.get("suite")
+        stack.append(
+            _NodeTest(
+                depth, [name], outcome, counted or (outcome == "failed" and not failing_child)
+            )
+        )
+    for file, tests in pending.items():
+        unit = _relative(file, cwd)
+        for test in tests:
+            if not test.counted:
+                continue
+            if test.names == [file]:  # the file itself failed: it did not load or ended early
+                report.unit_failures[unit] = f"{unit}::"
+                report.add(f"{unit}::", test.outcome)
+                continue
+            full = " > ".join(test.names)
+            report.add(f"{unit}::{full}", test.outcome, test.names[-1], full)
+    return report
+
+
+def parse_report(
+    runner: Runner, report: Path, stdout: str, cwd: Path | None = None
+) -> TestReport | None:
+    """The per-test outcomes, or None when the runner left no readable report. ``cwd`` (the
+    tree the command ran in) makes node's absolute file paths relative."""
     if runner == "go":
         return _go_json(stdout)
     if not report.is_file() or report.is_symlink():
         return None
     try:
-        return _junit(report, runner)
+        return _junit(report) if runner == "pytest" else _node_events(report, cwd)
     except (ET.ParseError, OSError):
         return None

@@ -6,10 +6,25 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-__all__ = ["CheckResult", "CheckStatus", "CommandsResult", "Verdict"]
+__all__ = [
+    "AgentTests",
+    "CheckResult",
+    "CheckStatus",
+    "CommandsResult",
+    "CorrectnessBasis",
+    "TaskTests",
+    "Verdict",
+]
 
 CheckStatus = Literal["passed", "failed", "error"]
 """``error``: the check could not be evaluated (missing pristine tree, bad file): not a pass."""
+
+CorrectnessBasis = Literal["fail-to-pass", "verdict", "exit-codes"]
+"""How `Verdict.correctness` was computed (docs/METHODOLOGY.md, "Correctness"):
+``fail-to-pass``: over the task's tests that fail on the pristine tree, a broken
+pass-to-pass test counting against it; ``verdict``: no task test fails on the pristine
+tree, so 1 for success and 0 otherwise; ``exit-codes``: a per-test report was missing
+(the pristine run's or the agent's), so 1 when the graded commands passed, else 0."""
 
 
 class CommandsResult(BaseModel):
@@ -28,6 +43,29 @@ class CommandsResult(BaseModel):
     env_fault: str | None = None
     """A command could not run on this machine (a program or runner missing: the signatures of
     grading/_faults.py), in one line; None when every command ran."""
+
+
+class TaskTests(BaseModel):
+    """The task's own tests in the graded run (held-out and pristine visible ones), each
+    judged against its outcome on the pristine tree."""
+
+    total: int
+    """Task tests that ran on either tree (a file that loaded on neither counts once)."""
+    passed: int
+    """Passing after the agent."""
+    failing_before: int
+    """Not passing on the pristine tree: what the task asks to fix (fail-to-pass)."""
+    fixed: int
+    """Of those, passing after the agent."""
+    broken: int
+    """Passing on the pristine tree, not after the agent (pass-to-pass broken)."""
+
+
+class AgentTests(BaseModel):
+    """Tests in the graded run that the task does not define: the agent added them."""
+
+    total: int
+    passed: int
 
 
 class CheckResult(BaseModel):
@@ -60,8 +98,20 @@ class Verdict(BaseModel):
     success: bool
     """Visible and held-out and every correctness check passed."""
     correctness: float = Field(ge=0, le=1)
-    """Held-out pass fraction from the runner's per-test report (exit-code 0/1 when there is
-    none); the visible oracle's when the task has no held-out tests."""
+    """Held-out pass fraction over the task's own tests (see `correctness_basis`); the
+    visible oracle's tests when the task has no held-out tests. Agent-added tests never
+    count."""
+    correctness_basis: CorrectnessBasis | None = None
+    """How correctness was computed; None for verdicts from before it was recorded."""
+    correctness_note: str = ""
+    """Why correctness fell back to the exit codes, in one line; empty otherwise."""
+    task_tests: TaskTests | None = None
+    """The task's tests before and after the agent; None without per-test reports."""
+    agent_tests: AgentTests | None = None
+    """Tests the agent added (count, passing); None without per-test reports."""
+    no_change: bool | None = None
+    """The agent changed no file except adding test files (None: no pristine tree to
+    compare with)."""
     overfit: bool
     """Visible passed and held-out failed: a cheat signal."""
     claimed_done: bool

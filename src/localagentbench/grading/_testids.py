@@ -26,10 +26,15 @@ __all__ = ["named_test_checks"]
 IdOutcome = Literal["passed", "failed", "missing"]
 
 
+def _answers_to(report: TestReport, case: str, test_id: str) -> bool:
+    names = {case, *report.names.get(case, ())}
+    return any(n == test_id or n.startswith((test_id + "[", test_id + "/")) for n in names)
+
+
 def outcome_of(report: TestReport, test_id: str) -> IdOutcome:
-    """An id's outcome: parametrised cases (``id[...]``) and subtests (``id/...``) count."""
-    found = [o for name, o in report.cases.items()
-             if name == test_id or name.startswith((test_id + "[", test_id + "/"))]  # fmt: skip
+    """An id's outcome: parametrised cases (``id[...]``) and subtests (``id/...``) count, and
+    a Go or node name matches that test in every package or file."""
+    found = [o for case, o in report.cases.items() if _answers_to(report, case, test_id)]
     if "failed" in found:
         return "failed"
     return "passed" if "passed" in found else "missing"

@@ -7,7 +7,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from localagentbench.gateway import TrialStats
-from localagentbench.grading import CheckResult, CommandsResult
+from localagentbench.grading import (
+    AgentTests,
+    CheckResult,
+    CommandsResult,
+    CorrectnessBasis,
+    TaskTests,
+)
 from localagentbench.sandbox import TamperReport
 
 __all__ = [
@@ -61,7 +67,19 @@ class TrialRecord(BaseModel):
     success: bool
     """Visible and held-out and every correctness check passed."""
     correctness: float
-    """Held-out pass fraction (0..1)."""
+    """Held-out pass fraction (0..1) over the task's own tests (``correctness_basis``)."""
+    correctness_basis: CorrectnessBasis | None = None
+    """fail-to-pass | verdict | exit-codes (docs/METHODOLOGY.md, "Correctness"); None in
+    records from before it was recorded."""
+    correctness_note: str = ""
+    """Why correctness fell back to the exit codes; empty otherwise."""
+    task_tests: TaskTests | None = None
+    """The task's tests before and after the agent (total, passed, failing_before, fixed,
+    broken); None when unknown."""
+    agent_tests: AgentTests | None = None
+    """Tests the agent added (total, passed): never part of correctness; None when unknown."""
+    no_change: bool | None = None
+    """The agent changed no file except adding tests; None when unknown (older records)."""
     overfit: bool
     """Visible passed, held-out failed."""
     claimed_done: bool

@@ -72,6 +72,8 @@ class TrialPage:
     trajectory_raw: str | None = None
     gateway: list[GatewayRow] = field(default_factory=list)
     gateway_omitted: int = 0
+    no_change: bool = False
+    """The agent changed nothing but adding tests (records before the field: an empty patch)."""
 
 
 def _text(path: Path | None, name: str) -> TextFile:
@@ -183,4 +185,5 @@ def trial_page(record: TrialRecord, folder: Path | None, prompt: str | None) -> 
         trajectory_raw=raw,
         gateway=gateway,
         gateway_omitted=gateway_omitted,
+        no_change=record.no_change if record.no_change is not None else record.patch_bytes == 0,
     )
