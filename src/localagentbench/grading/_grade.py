@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from localagentbench._io import atomic_write_text
+from localagentbench.grading._baseline import PristineBaseline
 from localagentbench.grading._changes import made_no_change
 from localagentbench.grading._checks import CheckContext, run_check
 from localagentbench.grading._claims import claims_done
@@ -56,6 +57,7 @@ def grade(
     pristine: Path | None = None,
     sandbox: Sandbox | None = None,
     hide: Sequence[Path] = (),
+    baseline: PristineBaseline[TestReport | None] | None = None,
 ) -> Verdict:
     """Decide about ``workspace`` after the agent has stopped. ``scratch`` is private to grading.
 
@@ -145,6 +147,7 @@ def grade(
         jail=jail.with_home(scratch / "home-pristine"),
         log_dir=log_dir,
         cancel=cancel,
+        baseline=baseline,
     )
     correctness_checks = all(c.passed for c in checks if not c.compliance)
     hidden_ok = heldout.passed if heldout is not None else True
@@ -228,6 +231,7 @@ def _task_tally(
     jail: GradingJail,
     log_dir: Path,
     cancel: threading.Event | None,
+    baseline: PristineBaseline[TestReport | None] | None = None,
 ) -> Tally:
     """The graded commands (held-out, else the visible oracle) run once more on the pristine
     tree (held-out files injected) in a fresh HOME: the task's tests and how they stood
@@ -239,16 +243,21 @@ def _task_tally(
             note="grading was not given the pristine tree to tell the task's tests apart",
         )
     spec = task.heldout if task.heldout is not None else task.oracle
-    _, before = run_commands_reported(
-        spec.command,
-        timeout_s=spec.timeout_s,
-        cwd=pristine_tree,
-        jail=jail,
-        log_dir=log_dir,
-        label="pristine",
-        cancel=cancel,
-        report_dir=jail.home / ".lab-reports",
-    )
+
+    def pristine_run() -> TestReport | None:
+        _, report = run_commands_reported(
+            spec.command,
+            timeout_s=spec.timeout_s,
+            cwd=pristine_tree,
+            jail=jail,
+            log_dir=log_dir,
+            label="pristine",
+            cancel=cancel,
+            report_dir=jail.home / ".lab-reports",
+        )
+        return report
+
+    before = pristine_run() if baseline is None else baseline.get(task.key, pristine_run)
     go = any(detect_runner(argv) == "go" for argv in spec.command)
     declared = declared_go_tests(pristine_tree) if go else frozenset()
     return tally(before, report, declared=declared, graded_passed=graded_passed)

@@ -14,7 +14,7 @@ from localagentbench._proc import Cancelled
 from localagentbench.agents import Agent, AgentContext, AgentOutcome
 from localagentbench.errors import LabError
 from localagentbench.gateway import Gateway, GatewayError, TrialRoute, TrialStats
-from localagentbench.grading import CommandsResult, Verdict, grade
+from localagentbench.grading import CommandsResult, PristineBaseline, TestReport, Verdict, grade
 from localagentbench.records import Incident, RunDir, Status, Tokens, TrialRecord, utc_now
 from localagentbench.runner._config import Configuration
 from localagentbench.sandbox import (
@@ -101,6 +101,8 @@ class TrialEnv:
     sandbox: Sandbox = field(default_factory=NoneSandbox)
     hide: tuple[Path, ...] = ()
     """Harness paths no agent may see (task tree, run directory)."""
+    baseline: PristineBaseline[TestReport | None] = field(default_factory=PristineBaseline)
+    """Pristine-tree test results, one per task version for the whole run."""
 
 
 def _not_graded(reason: str) -> Verdict:
@@ -215,6 +217,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
                 pristine=dirs.root / "pristine",
                 sandbox=env.sandbox,
                 hide=env.hide,
+                baseline=env.baseline,
             )
         grade_s = time.monotonic() - graded_at
         if verdict.env_fault is not None and status != "infra_error":

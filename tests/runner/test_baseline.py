@@ -1,0 +1,53 @@
+"""Pristine-tree results are computed once per task version per run, then shared."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from localagentbench.grading import PristineBaseline
+from localagentbench.runner import RunOptions, configuration_from_cli, execute
+
+
+def test_three_repeats_run_the_pristine_tests_once_per_task(
+    make_task: Callable[..., Path], tmp_path: Path
+) -> None:
+    make_task("calc-add")
+    make_task("calc-two")
+    config = configuration_from_cli("mock", None, mock_behavior="solve")
+    options = RunOptions(
+        tasks_dir=tmp_path / "suite", configurations=[config], repeats=3, out=tmp_path / "run"
+    )
+    result = execute(options)
+    records = result.run_dir.records()
+    assert len(records) == 6
+    assert all(r.success and r.correctness == 1.0 for r in records)
+    assert {r.correctness_basis for r in records} == {"fail-to-pass"}
+    logs = sorted(
+        p.parts[-3] for p in (tmp_path / "run" / "trials").glob("*/grading/pristine-0.log")
+    )
+    assert len(logs) == 2  # one trial per task version ran them; the others reused it
+    assert {name.split("--")[0] for name in logs} == {"calc-add", "calc-two"}
+
+
+def test_concurrent_trials_wait_for_one_computation() -> None:
+    baseline: PristineBaseline[int] = PristineBaseline()
+    started = threading.Event()
+    calls: list[str] = []
+
+    def slow() -> int:
+        calls.append("x")
+        started.wait(1)
+        return 7
+
+    threads = [threading.Thread(target=lambda: baseline.get("t@1", slow)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    started.set()
+    for thread in threads:
+        thread.join()
+    assert calls == ["x"]
+    assert baseline.get("t@1", slow) == 7
+    assert baseline.get("t@2", lambda: 9) == 9
+    assert baseline.computed == 2
