@@ -97,6 +97,11 @@ def hidden_warning(hidden: Sequence[Path]) -> str:
     )
 
 
+_PROTECT_OPENING = "landlock cannot keep paths read-only inside the writable workspace"
+"""How the read-only-inside-the-workspace warning starts: said once per run, whatever the
+count (it differs from trial to trial)."""
+
+
 class LandlockSandbox:
     """Landlock confinement applied by the launcher; no root or user namespaces needed."""
 
@@ -120,6 +125,7 @@ class LandlockSandbox:
         count and example from task to task, so it is keyed by its opening words."""
         for warning in warnings:
             key = "hidden" if warning.startswith(_HIDDEN_OPENING) else warning
+            key = "protect" if warning.startswith(_PROTECT_OPENING) else key
             if key not in self._said:
                 self._said.add(key)
                 logging.getLogger(__name__).warning(warning)
@@ -137,8 +143,9 @@ class LandlockSandbox:
             warnings.append(hidden_warning(jail.hidden))
         if spec.protect:
             warnings.append(
-                f"landlock cannot keep {len(spec.protect)} path(s) read-only inside the "
-                "writable workspace"
+                f"{_PROTECT_OPENING} (held-out tests and test set-up files during grading): "
+                "the exit codes still decide, but the code under test could edit them; use "
+                "bwrap to mount them read-only"
             )
         if jail.uid is not None:
             for path in jail.readonly:
