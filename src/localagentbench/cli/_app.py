@@ -7,6 +7,7 @@ import typer
 from localagentbench import __version__
 from localagentbench.cli._agents import agents
 from localagentbench.cli._compare import compare
+from localagentbench.cli._docs import docs
 from localagentbench.cli._doctor import doctor, gateway
 from localagentbench.cli._models import models_app
 from localagentbench.cli._regrade import regrade
@@ -53,3 +54,4 @@ app.add_typer(models_app, name="models")
 app.command("tables")(tables)
 app.command("compare")(compare)
 app.command("regrade")(regrade)
+app.command("docs")(docs)
