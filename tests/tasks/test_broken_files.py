@@ -6,6 +6,7 @@ errors exist where the package is installed.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -63,6 +64,23 @@ def test_verify_of_another_task_is_not_blocked(suite, cli):
     assert code == 0, err
     assert "ok   calc-add: reference passes 1/1, no-op fails 1/1" in out
     assert "1 task file(s) outside the selection have problems (not verified)" in err
+
+
+def test_verify_of_the_whole_suite_verifies_what_loads(suite, cli):
+    code, out, err = cli("verify", "--tasks", str(suite), "--no-record")
+    assert code == 1
+    assert "ok   calc-add: reference passes 1/1, no-op fails 1/1" in out
+    assert f"FAIL {suite / 'calc-typo' / 'task.yaml'}: max_turn: unknown field" in err
+    assert "1 of 2 task(s) failed verification" in err
+
+
+def test_run_of_another_task_is_not_blocked(suite, cli, tmp_path):
+    run = tmp_path / "run"
+    args = f"run --tasks {suite} --task calc-add --agent mock --mock-behavior solve --out {run}"
+    code, _, err = cli(*args.split())
+    assert code == 0, err
+    [record] = [json.loads(p.read_text()) for p in run.glob("trials/*/record.json")]
+    assert (record["task_id"], record["success"]) == ("calc-add", True)
 
 
 def test_load_tasks_skips_unselected_broken_files(suite):
