@@ -199,3 +199,11 @@ def test_list_tasks_names_a_broken_file_and_lists_the_rest(suite, cli):
     assert [line.split("\t")[0] for line in out.splitlines()] == ["id", "calc-add"]
     assert "not listed: " in err
     assert "calc-typo" in err
+
+
+@pytest.mark.parametrize("command", ["check", "verify", "list-tasks"])
+def test_a_missing_tasks_folder_is_a_usage_error(tmp_path, cli, command):
+    code, _, err = cli(command, "--tasks", str(tmp_path / "nowhere"))
+    assert code == 2
+    [line] = _lines(err)
+    assert line == f"error: {tmp_path / 'nowhere'}: no such tasks folder; give --tasks DIR"

@@ -212,7 +212,7 @@ def _verifiable(root: Path, task: list[str]) -> tuple[dict[str, Task], int]:
             "`localagentbench check` lists them",
             markup=False,
         )
-    if task or any(p.task_id is None for p in loaded.problems):
+    if task:
         return {t.id: t for t in loaded.healthy()}, 0
     for problem in loaded.problems:
         err.print(f"FAIL {problem}", markup=False, soft_wrap=True)

@@ -70,7 +70,11 @@ class SuiteLoad:
     root: Path = Path(".")
 
     def require_selection(self) -> None:
-        """Raise a one-line TaskError when a selected id is unknown, naming the closest ids."""
+        """Raise a one-line TaskError when the folder holds no task files or a selected id is
+        unknown (naming the closest ids): usage errors, not problems of a task."""
+        folder = next((p for p in self.problems if p.task_id is None), None)
+        if folder is not None:
+            raise TaskError(folder.file, folder.field, folder.message)
         if not self.unknown:
             return
         parts = []
