@@ -8,6 +8,7 @@ from typer.core import TyperCommand
 from localagentbench import __version__
 from localagentbench.cli._agents import agents
 from localagentbench.cli._compare import compare
+from localagentbench.cli._docs import docs
 from localagentbench.cli._doctor import doctor, gateway
 from localagentbench.cli._help import LabCommand, LabGroup
 from localagentbench.cli._models import models_app
@@ -56,6 +57,7 @@ app.add_typer(models_app, name="models")
 app.command("tables")(tables)
 app.command("compare")(compare)
 app.command("regrade")(regrade)
+app.command("docs")(docs)
 
 
 def _readable_help(group: typer.Typer) -> None:

@@ -24,7 +24,6 @@ from localagentbench.tasks import (
     TaskCalibration,
     calibrate,
     load_suite,
-    load_tasks,
     save_calibration,
 )
 
@@ -75,6 +74,7 @@ def check(
     """
     root = tasks_dir(tasks)
     loaded = load_suite(root, task or [])
+    loaded.require_selection()
     problems = list(loaded.problems)
     summary = ""
     if not static and loaded.tasks:
@@ -83,10 +83,19 @@ def check(
     err = err_console()
     for problem in problems:
         err.print(str(problem), markup=False, soft_wrap=True)
+    if loaded.skipped:
+        files = len({p.file for p in loaded.skipped})
+        err.print(
+            f"{files} task file(s) outside the selection have problems too; "
+            "run check without --task to see them",
+            markup=False,
+        )
+    out = console()
     if problems:
+        if summary:  # the healthy tasks were still proved
+            out.print(summary, markup=False)
         err.print(f"{len(problems)} problem(s) in {root}", markup=False)
         raise typer.Exit(1)
-    out = console()
     out.print(f"{len(loaded.tasks)} tasks OK in {root}", markup=False)
     if summary:
         out.print(summary, markup=False)
@@ -104,9 +113,14 @@ def list_tasks(
 ) -> None:
     """List tasks with language, category, difficulty, tier and whether they have held-out tests.
 
+    On a terminal a table; piped, tab-separated lines with a header (full ids). A task file
+    that does not load is named on stderr (exit 1).
+
     Example: localagentbench list-tasks --json
     """
-    loaded = load_tasks(tasks_dir(tasks), task or [])
+    suite = load_suite(tasks_dir(tasks), task or [])
+    suite.require_selection()
+    loaded = suite.tasks
     rows = [
         {
             "id": t.id,
@@ -122,16 +136,26 @@ def list_tasks(
         }
         for t in loaded
     ]
+    err = err_console()
+    for problem in suite.problems:
+        err.print(f"not listed: {problem}", markup=False)
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
-        return
+        raise typer.Exit(1 if suite.problems else 0)
     columns = ("id", "version", "language", "category", "difficulty", "tier", "heldout")
-    table = Table(title=f"{len(rows)} tasks")
-    for column in columns:
-        table.add_column(column)
-    for row in rows:
-        table.add_row(*("-" if row[c] is None else str(row[c]) for c in columns))
+    cells = [["-" if row[c] is None else str(row[c]) for c in columns] for row in rows]
     out = console()
+    if not out.is_terminal:  # piped: full ids, one row per line, for cut/grep/xargs
+        for line in [list(columns), *cells]:
+            typer.echo("\t".join(line))
+        raise typer.Exit(1 if suite.problems else 0)
+    table = Table(title=f"{len(rows)} tasks")
+    widest = max((len(row[0]) for row in cells), default=2)
+    table.add_column("id", no_wrap=True, min_width=widest)  # never folded: --task needs it
+    for column in columns[1:]:
+        table.add_column(column)
+    for line in cells:
+        table.add_row(*line)
     out.print(table)
     for label in ("language", "category", "tier", "difficulty"):
         out.print(
@@ -140,6 +164,8 @@ def list_tasks(
         )
     heldout = sum(1 for row in rows if row["heldout"])
     out.print(f"held-out tests: {heldout} of {len(rows)}", markup=False)
+    if suite.problems:
+        raise typer.Exit(1)
 
 
 def _describe_failure(record: TrialRecord) -> str:
@@ -177,6 +203,33 @@ def _task_problems(records: list[TrialRecord]) -> list[str]:
     return list(dict.fromkeys(problems))
 
 
+def _verifiable(root: Path, task: list[str]) -> tuple[dict[str, Task], int]:
+    """The tasks to verify and how many task files failed to load (each reported on stderr).
+
+    An explicitly selected broken task is an error (exit 2); without a selection the broken
+    files are reported and the healthy tasks still verified, like `check`.
+    """
+    loaded = load_suite(root, task)
+    loaded.require_selection()
+    err = err_console()
+    if loaded.skipped:
+        files = len({p.file for p in loaded.skipped})
+        err.print(
+            f"{files} task file(s) outside the selection have problems (not verified); "
+            "`localagentbench check` lists them",
+            markup=False,
+        )
+    if task:
+        return {t.id: t for t in loaded.healthy()}, 0
+    for problem in loaded.problems:
+        err.print(f"FAIL {problem}", markup=False, soft_wrap=True)
+    broken = {p.task_id for p in loaded.problems}
+    healthy = {t.id: t for t in loaded.tasks if t.id not in broken}
+    if not healthy:
+        raise typer.Exit(1)
+    return healthy, len(broken)
+
+
 def verify(
     tasks: TasksOpt = None,
     task: TaskOpt = None,
@@ -212,11 +265,11 @@ def verify(
     """
     root = tasks_dir(tasks)
     keep = out is not None
-    selected = {t.id: t for t in load_tasks(root, task or [])}
+    selected, broken = _verifiable(root, task or [])
     run_out = out or Path(tempfile.mkdtemp(prefix="lab-verify-")) / "run"
     options = RunOptions(
         tasks_dir=root,
-        task_ids=list(task or []),
+        task_ids=sorted(selected),
         configurations=[
             configuration_from_cli("mock", None, mock_behavior="solve", config_id="reference"),
             configuration_from_cli("mock", None, mock_behavior="noop", config_id="noop"),
@@ -231,7 +284,7 @@ def verify(
     for trial in result.run_dir.records():
         by_task.setdefault(trial.task_id, []).append(trial)
     out_console, err = console(), err_console()
-    failed = 0
+    failed = broken
     calibrations: list[TaskCalibration] = []
     for task_id in sorted(by_task):
         records = by_task[task_id]
@@ -268,5 +321,6 @@ def verify(
     else:
         shutil.rmtree(run_out.parent, ignore_errors=True)
     if failed:
-        err.print(f"{failed} of {len(by_task)} task(s) failed verification", markup=False)
+        total = len(by_task) + broken
+        err.print(f"{failed} of {total} task(s) failed verification", markup=False)
         raise typer.Exit(1)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -57,31 +59,124 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+_SHELL_SYNTAX: dict[str, str] = {
+    "|": "a pipe (|)",
+    "&": "&& or & (command lists, background jobs)",
+    ";": "a command list (;)",
+    "<": "a redirection (<)",
+    ">": "a redirection (>)",
+    "(": "a subshell or grouping (parentheses)",
+    ")": "a subshell or grouping (parentheses)",
+    "$": "a variable or substitution ($)",
+    "`": "command substitution (backticks)",
+    "*": "a glob (*)",
+    "?": "a glob (?)",
+}
+"""Characters a shell would act on when unquoted; a command line runs without a shell."""
+
+_WORD_START_SYNTAX: dict[str, str] = {"~": "home expansion (~)", "#": "a comment (#)"}
+"""Characters a shell acts on at the start of a word only."""
+
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _shell_syntax(line: str) -> str | None:
+    """What a shell would interpret in ``line`` (outside quotes), or None."""
+    quote = ""
+    word_start = True
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if quote == "'":
+            quote = "" if ch == "'" else quote
+        elif ch == "\\":
+            i += 1  # the next character is literal, as shlex reads it
+        elif quote == '"':
+            if ch == '"':
+                quote = ""
+            elif ch in "$`":
+                return _SHELL_SYNTAX[ch] + " inside double quotes"
+        elif ch in "'\"":
+            quote = ch
+        elif ch in _SHELL_SYNTAX:
+            return _SHELL_SYNTAX[ch]
+        elif word_start and ch in _WORD_START_SYNTAX:
+            return _WORD_START_SYNTAX[ch]
+        word_start = ch.isspace() and not quote
+        i += 1
+    return None
+
+
+def command_line(line: str) -> Argv:
+    """Split one command line into argv the way a shell splits words, but refuse anything else
+    a shell would do: the line runs without a shell, so a pipe or a glob would silently become
+    a literal argument."""
+    suggestion = f"write [sh, -c, {json.dumps(line)}] to run it through a shell"
+    syntax = _shell_syntax(line)
+    if syntax is not None:
+        raise ValueError(f"{line!r} holds {syntax} but runs without a shell; {suggestion}")
+    try:
+        argv = shlex.split(line)
+    except ValueError as e:
+        raise ValueError(f"{line!r} cannot be split into arguments ({e}); fix the quoting") from e
+    if not argv:
+        raise ValueError("a command line is empty; write the program and its arguments")
+    if _ASSIGNMENT.match(argv[0]):
+        raise ValueError(
+            f"{line!r} starts with an environment assignment, which needs a shell; write "
+            f"[env, {', '.join(argv)}]"
+        )
+    return argv
+
+
+def _is_argv_list(value: list[str]) -> bool:
+    """A flat list of strings is one argv when its first item is a single word (the program)."""
+    return len(value[0].split()) <= 1
+
+
 def _as_commands(value: Any) -> Any:
-    """Accept one argv list, or a list of argv lists (several commands that must all pass)."""
+    """Normalise the accepted spellings of a command to a list of argv lists.
+
+    - a string is one command line (split with shlex, never run by a shell);
+    - a flat list of strings whose first item is one word is one argv: ``[python, -m, pytest]``;
+    - a flat list of strings whose first item has spaces is a list of command lines:
+      ``[python -m pytest -q, go vet ./...]``;
+    - otherwise a list whose items are argv lists or command-line strings.
+    """
     if isinstance(value, str):
-        raise ValueError("give the command as a list of arguments, e.g. [python, -m, pytest]")
-    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-        return [value]
+        return [command_line(value)]
+    if not isinstance(value, list) or not value:
+        return value
+    if all(isinstance(v, str) for v in value):
+        return [value] if _is_argv_list(value) else [command_line(v) for v in value]
+    return [command_line(v) if isinstance(v, str) else v for v in value]
+
+
+def _runnable(value: list[Argv] | None) -> list[Argv] | None:
+    """Every argv names a program: what would otherwise only fail when the grader runs it."""
+    if value is None:
+        return value
+    if not value:
+        raise ValueError("no command given; write at least one, e.g. [python, -m, pytest]")
+    for argv in value:
+        if not argv:
+            raise ValueError("a command is an empty list; write the program and its arguments")
+        if not argv[0].strip() or argv[0] != argv[0].strip():
+            raise ValueError(f"program name {argv[0]!r} is empty or has surrounding spaces")
     return value
 
 
 class CommandSpec(_Strict):
     """Commands run with cwd = the workspace; every one must exit 0."""
 
-    command: list[Argv] = Field(min_length=1)
-    """One argv list, or a list of argv lists. `python` means the harness's interpreter."""
+    command: list[Argv]
+    """Command lines (strings, split without a shell) or argv lists; see ``_as_commands``.
+    `python` means the harness's interpreter."""
     timeout_s: float = Field(default=300, gt=0)
     """Wall-clock limit for each command."""
 
     _normalise = field_validator("command", mode="before")(_as_commands)
-
-    @field_validator("command")
-    @classmethod
-    def _non_empty_argv(cls, value: list[Argv]) -> list[Argv]:
-        if any(not argv for argv in value):
-            raise ValueError("a command is an empty list")
-        return value
+    _valid = field_validator("command")(_runnable)
 
 
 class HeldoutSpec(CommandSpec):
@@ -164,6 +259,7 @@ class Check(_Strict):
     original file, 1-based, inclusive). Changes anywhere else fail the check."""
 
     _normalise = field_validator("command", mode="before")(_as_commands)
+    _valid = field_validator("command")(_runnable)
 
     @field_validator("kind")
     @classmethod
@@ -224,6 +320,21 @@ class Task(_Strict):
     max_requests: int | None = Field(default=None, ge=1)
 
     _file: Path = PrivateAttr(default=Path("task.yaml"))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _heldout_shorthand(cls, data: Any) -> Any:
+        """`heldout: PATH` is `{path: PATH}`; a held-out block without `command` (and
+        `timeout_s`) runs the oracle's, which is what held-out tests nearly always need."""
+        if not isinstance(data, dict):
+            return data
+        heldout, oracle = data.get("heldout"), data.get("oracle")
+        if isinstance(heldout, str):
+            heldout = {"path": heldout}
+        if isinstance(heldout, dict) and "command" not in heldout and isinstance(oracle, dict):
+            inherited = {k: oracle[k] for k in ("command", "timeout_s") if k in oracle}
+            heldout = {**inherited, **heldout}
+        return data if heldout is data.get("heldout") else {**data, "heldout": heldout}
 
     @field_validator("category")
     @classmethod
