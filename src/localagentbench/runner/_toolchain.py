@@ -11,7 +11,9 @@ The outcome is cached per task version and machine fingerprint (the task's mater
 digest, the sandbox level, the uid, the interpreter, the folders programs are looked up
 in, and each program the task's commands start, with its size and modification time), so
 the second run on an unchanged machine proves nothing again; installing Go changes the
-fingerprint and the Go tasks are proven afresh.
+fingerprint and the Go tasks are proven afresh. Only runnable outcomes are kept: a task
+found unrunnable is proven again by the next run (a missing program fails in
+milliseconds, and a proof that timed out on a loaded machine must not stick).
 """
 
 from __future__ import annotations
@@ -149,7 +151,9 @@ def prove_toolchains(
                 hint=proof.hint if proof is not None else "",
                 proved_at=utc_now(),
             )
-    _write(path, fresh)
+    # Only what ran is remembered: a fault is proven again next time (a missing program
+    # fails at once; a timeout under load must not mark a task unrunnable for good).
+    _write(path, {key: entry for key, entry in fresh.items() if entry.outcome == "runnable"})
     entries = {**known, **fresh}
     return [
         UnrunnableTask(id=task.id, version=task.version, reason=entry.reason, hint=entry.hint)
