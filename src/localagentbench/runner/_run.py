@@ -99,18 +99,7 @@ def resume_options(path: Path, **overrides: object) -> RunOptions:
                 f"the run used (sha256 {now['sha256'][:12]}..., recorded "
                 f"{before['sha256'][:12]}...); start a new run instead of resuming"
             )
-    options = RunOptions(
-        tasks_dir=Path(info.tasks_dir),
-        configurations=configs,
-        task_ids=[t.id for t in info.tasks] + [t.id for t in info.unrunnable],
-        repeats=info.repeats,
-        concurrency=info.concurrency,
-        out=path,
-    )
-    for key, value in overrides.items():
-        if value is not None:
-            setattr(options, key, value)
-    return options
+    return _recorded_options(info, path, configs, overrides)
 
 
 def restart_options(
@@ -144,10 +133,18 @@ def restart_options(
             if child.name != ".lock":
                 _remove(child)
     (run_dir.path / ".lock").unlink(missing_ok=True)
+    return _recorded_options(info, path, configurations, overrides)
+
+
+def _recorded_options(
+    info: RunInfo, path: Path, configurations: list[Configuration], overrides: dict[str, object]
+) -> RunOptions:
+    """Options for the run in ``path`` as run.json recorded it (its tasks, unrunnable ones
+    included, so they are proven again), with ``overrides`` that are not None."""
     options = RunOptions(
         tasks_dir=Path(info.tasks_dir),
         configurations=configurations,
-        task_ids=[t.id for t in info.tasks],
+        task_ids=[t.id for t in info.tasks] + [t.id for t in info.unrunnable],
         repeats=info.repeats,
         concurrency=info.concurrency,
         out=path,
