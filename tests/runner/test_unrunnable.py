@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -24,10 +26,21 @@ from localagentbench.tasks import bundled_suite
 Cli = Callable[..., tuple[int, str, str]]
 
 
-def _path_without(tmp_path: Path, *missing: str) -> str:
+@pytest.fixture
+def farm_root() -> Iterator[Path]:
+    """A world-searchable folder for PATH farms (pytest's tmp_path is under a 0700 folder,
+    which the jail's uid cannot walk, so the sandbox would not show it)."""
+    root = Path(tempfile.mkdtemp(prefix="lab-test-path-"))
+    root.chmod(0o755)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def _path_without(root: Path, *missing: str) -> str:
     """A PATH folder of links to every system program except ``missing``."""
-    farm = tmp_path / "bin-without-" / "-".join(missing)
+    farm = root / ("bin-without-" + "-".join(missing))
     farm.mkdir(parents=True)
+    farm.chmod(0o755)
     for folder in ("/usr/local/bin", "/usr/bin", "/bin"):
         if not os.path.isdir(folder):
             continue
@@ -53,6 +66,7 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_missing_toolchain_makes_its_tasks_unrunnable_not_failed(
     cli: Cli,
     tmp_path: Path,
+    farm_root: Path,
     monkeypatch: pytest.MonkeyPatch,
     program: str,
     hidden_task: str,
@@ -61,7 +75,7 @@ def test_a_missing_toolchain_makes_its_tasks_unrunnable_not_failed(
 ) -> None:
     if program == "go" and not any(os.path.exists(f"{d}/go") for d in ("/usr/bin", "/bin")):
         pytest.skip("go is not installed here, so there is nothing to hide")
-    monkeypatch.setenv("PATH", _path_without(tmp_path, program, "gofmt"))
+    monkeypatch.setenv("PATH", _path_without(farm_root, program, "gofmt"))
     out = tmp_path / "run"
     args = ["--agent", "mock", "--mock-behavior", "solve", "--out", str(out), "--report"]
     code, _, err = cli("run", *args, "--task", hidden_task, "--task", kept_task)
@@ -85,9 +99,9 @@ def test_a_missing_toolchain_makes_its_tasks_unrunnable_not_failed(
 
 
 def test_require_all_refuses_before_any_trial(
-    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cli: Cli, tmp_path: Path, farm_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("PATH", _path_without(tmp_path, "node"))
+    monkeypatch.setenv("PATH", _path_without(farm_root, "node"))
     out = tmp_path / "run"
     args = ["--agent", "mock", "--out", str(out), "--require-all"]
     code, _, err = cli("run", *args, "--task", "js-csv-quoted", "--task", "py-calib-titlecase")

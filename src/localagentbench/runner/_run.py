@@ -164,21 +164,27 @@ def _first_missing(path: Path) -> Path | None:
     return path
 
 
+PREFLIGHT_LOGS = frozenset({"llamacpp", ".lock"})
+"""What a run stopped before its first trial leaves: the local model server's log, which its
+error names (RUN/llamacpp/NAME.log). A new run in such a folder starts cleanly."""
+
+
 @contextlib.contextmanager
 def _nothing_left_on_failure(run_dir: RunDir, *, fresh: bool, made: Path | None) -> Iterator[None]:
     """A new run stopped by an expected error before any trial was recorded (a dead endpoint,
-    an unknown backend, an unrunnable task) removes what it made (``made``, or the contents
-    of a folder that was there): a retry with the same --out then starts cleanly instead of
-    being told to resume a run that never ran. Entered with the run directory locked."""
+    an unknown backend, a model file that does not load) removes what it made, but for the
+    model server's log its error points to: a retry with the same --out then starts cleanly
+    instead of being told to resume a run that never ran. Entered with the run directory
+    locked."""
     try:
         yield
     except LabError:
         if fresh and not run_dir.records():
-            if made is not None:
-                shutil.rmtree(made, ignore_errors=True)
-            else:
-                for child in run_dir.path.iterdir():
+            for child in list(run_dir.path.iterdir()):
+                if child.name not in PREFLIGHT_LOGS:
                     _remove(child)
+            if made is not None and not (run_dir.path / "llamacpp").exists():
+                shutil.rmtree(made, ignore_errors=True)
         raise
 
 
@@ -238,7 +244,9 @@ def execute(
     else:
         run_id = new_run_id()
         run_dir = RunDir(options.out or Path("runs") / run_id)
-        if run_dir.path.exists() and any(run_dir.path.iterdir()):
+        if run_dir.path.exists() and any(
+            c.name not in PREFLIGHT_LOGS for c in run_dir.path.iterdir()
+        ):
             raise RunDirError(
                 f"{run_dir.path} already exists and is not empty; use --resume {run_dir.path}"
             )

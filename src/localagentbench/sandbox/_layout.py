@@ -71,6 +71,17 @@ def _too_broad(folder: Path) -> bool:
     return len(resolved.parts) <= 2 or resolved in broad
 
 
+def _reachable(folder: Path) -> bool:
+    """Every folder on the way is searchable by any uid: a PATH folder under a private home
+    (/root/.pyenv/shims under a 0700 /root) would fail the jail, and the agent's uid could
+    not use it anyway."""
+    resolved = folder.resolve()
+    try:
+        return all(p.stat().st_mode & 0o001 for p in (resolved, *resolved.parents))
+    except OSError:
+        return False
+
+
 def _toolchain_prefixes(python: Path) -> list[Path]:
     """Install prefixes of the launcher's Python and of node, when outside the system trees."""
     found: list[Path] = []
@@ -83,7 +94,9 @@ def _toolchain_prefixes(python: Path) -> list[Path]:
         found.append(Path(node).resolve().parent.parent)
     # Toolchains on the user's PATH outside the system trees (~/go/bin, a version manager's
     # folder): the same programs the grader and the agent look up (`toolchain_dirs`).
-    found += [Path(p) for p in toolchain_dirs()[1:] if not _too_broad(Path(p))]
+    found += [
+        Path(p) for p in toolchain_dirs()[1:] if not _too_broad(Path(p)) and _reachable(Path(p))
+    ]
     unique: list[Path] = []
     for path in found:
         in_system = any(path == Path(t) or path.is_relative_to(t) for t in SYSTEM_TREES)
