@@ -13,6 +13,7 @@ import yaml
 from pydantic import ValidationError
 from tests.conftest import FIXED, HELDOUT_TEST, SRC, VISIBLE_TEST, _patch
 
+from localagentbench.records import RunDir
 from localagentbench.tasks import CommandSpec, bundled_suite, find_task_files, load_suite
 
 FOUNDING_TASK = """\
@@ -75,6 +76,14 @@ def test_founding_format_passes_check_and_verify(tmp_path, cli):
     code, out, err = cli("verify", "--tasks", str(suite), "--no-record")
     assert code == 0, err
     assert "ok   calc-add: reference passes 1/1, no-op fails 1/1" in out
+    run = tmp_path / "run"
+    args = ["--agent", "mock", "--mock-behavior", "solve", "--out", str(run)]
+    code, _, err = cli("run", "--tasks", str(suite), *args)
+    assert code == 0, err
+    [record] = RunDir(run).records()
+    assert record.status == "completed"
+    assert record.success
+    assert record.correctness == 1.0
 
 
 def test_flat_layout_defaults_repo_and_heldout_path(tmp_path):
