@@ -69,8 +69,10 @@ def main() -> None:
             SERVERS.stop_all()
         pp = statistics.median(r["pp"] for r in results)
         tg = statistics.median(r["tg"] for r in results)
-        print(f"{model.name:<22} start {startup:5.1f} s  prompt {pp:6.1f} tok/s "
-              f"({int(results[0]['prompt_n'])} tokens)  decode {tg:5.1f} tok/s")  # fmt: skip
+        print(
+            f"{model.name:<22} start {startup:5.1f} s  prompt {pp:6.1f} tok/s "
+            f"({int(results[0]['prompt_n'])} tokens)  decode {tg:5.1f} tok/s"
+        )
 
 
 if __name__ == "__main__":

@@ -61,8 +61,11 @@ def main() -> None:
                 lambda sb=sandbox: run_jailed(sb, ["true"], spec, timeout_s=30), args.runs
             )
             median = statistics.median(times)
-            print(f"{status.name + ':':9} median {median:6.1f} ms  p90 {_p90(times):6.1f} ms  "
-                  f"added {median - base:6.1f} ms  ratio {median / base:5.1f}  (target: added < 50 ms)")  # fmt: skip
+            print(
+                f"{status.name + ':':9} median {median:6.1f} ms  p90 {_p90(times):6.1f} ms  "
+                f"added {median - base:6.1f} ms  ratio {median / base:5.1f}  "
+                "(target: added < 50 ms)"
+            )
     sys.stdout.flush()
 
 

@@ -55,8 +55,14 @@ def make_task(tmp_path: Path) -> TaskFactory:
     adds or replaces repo files; ``heldout=False`` drops the held-out tests.
     """
 
-    def factory(task_id: str = "calc-add", *, files: dict[str, str] | None = None,
-                heldout: bool = True, suite: Path | None = None, **fields: Any) -> Path:  # fmt: skip
+    def factory(
+        task_id: str = "calc-add",
+        *,
+        files: dict[str, str] | None = None,
+        heldout: bool = True,
+        suite: Path | None = None,
+        **fields: Any,
+    ) -> Path:
         root = (suite or tmp_path / "suite") / task_id
         (root / "repo" / "tests").mkdir(parents=True)
         repo_files = {"calc.py": SRC, "tests/test_calc.py": VISIBLE_TEST, **(files or {})}
@@ -75,15 +81,18 @@ def make_task(tmp_path: Path) -> TaskFactory:
             "oracle": {
                 "command": ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
                 "timeout_s": 60,
-            },  # fmt: skip
+            },
             "reference": "solution.patch",
             "timeout_s": 60,
         }
         if heldout:
             (root / "heldout" / "tests").mkdir(parents=True)
             (root / "heldout" / "tests" / "test_heldout_calc.py").write_text(HELDOUT_TEST)
-            data["heldout"] = {"path": "heldout", "command": ["python", "-m", "pytest", "-q", "-p",
-                               "no:cacheprovider", "tests"], "timeout_s": 60}  # fmt: skip
+            data["heldout"] = {
+                "path": "heldout",
+                "command": ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+                "timeout_s": 60,
+            }
         data.update(fields)
         (root / "task.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
         return root

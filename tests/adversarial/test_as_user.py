@@ -105,8 +105,23 @@ def test_the_attacks_fail_with_the_harness_as_an_ordinary_user(tmp_path: Path):
         pytest.skip(f"needs useradd, runuser, bwrap and {SYSTEM_PYTHON}; missing: {missing}")
     runuser = shutil.which("runuser") or "runuser"  # /usr/sbin: not on the user's PATH
     user = _ensure_user()
-    probe = run_process([runuser, "-u", USER, "--", "bwrap", "--ro-bind", "/", "/",
-                         "--unshare-user", "--unshare-pid", "--", "/bin/true"], timeout_s=30)  # fmt: skip
+    probe = run_process(
+        [
+            runuser,
+            "-u",
+            USER,
+            "--",
+            "bwrap",
+            "--ro-bind",
+            "/",
+            "/",
+            "--unshare-user",
+            "--unshare-pid",
+            "--",
+            "/bin/true",
+        ],
+        timeout_s=30,
+    )
     if not probe.ok:
         pytest.skip(f"{USER} cannot create user namespaces here: {probe.stderr.strip()}")
     if not run_process([str(SYSTEM_PYTHON), "-c", "import ensurepip, venv"]).ok:

@@ -11,17 +11,48 @@ from localagentbench.records import RunDir, RunInfo, Tokens, TrialRecord
 def make_run(path: Path, outcomes: dict[tuple[str, str, int], bool], run_id: str = "r") -> Path:
     """A run directory whose records have the given (task, config, repeat) -> success."""
     run_dir = RunDir(path)
-    run_dir.write_info(RunInfo(run_id=run_id, created_at="2026-01-01T00:00:00Z", harness={},
-                               host={}, tasks_dir=str(path), tasks=[], configurations=[],
-                               repeats=1, concurrency=1, isolation="none"))  # fmt: skip
+    run_dir.write_info(
+        RunInfo(
+            run_id=run_id,
+            created_at="2026-01-01T00:00:00Z",
+            harness={},
+            host={},
+            tasks_dir=str(path),
+            tasks=[],
+            configurations=[],
+            repeats=1,
+            concurrency=1,
+            isolation="none",
+        )
+    )
     for (task, config, repeat), success in outcomes.items():
         ran = CommandsResult(passed=success, exit_codes=[0 if success else 1])
-        run_dir.write_record(TrialRecord(
-            run_id=run_id, trial_id=f"{task}--{config}--r{repeat}", task_id=task, task_version=1,
-            config_id=config, agent="mock", model=None, repeat=repeat, status="completed",
-            success=success, correctness=float(success), overfit=False, claimed_done=True,
-            false_success=not success, damage=[], wall_s=5.0 + repeat, isolation="none",
-            tokens=Tokens(input=1, output=1, source="gateway"), visible=ran, heldout=None,
-            checks=[], started_at="2026-01-01T00:00:00Z", finished_at="2026-01-01T00:00:01Z",
-            pristine_commit="0" * 40))  # fmt: skip
+        run_dir.write_record(
+            TrialRecord(
+                run_id=run_id,
+                trial_id=f"{task}--{config}--r{repeat}",
+                task_id=task,
+                task_version=1,
+                config_id=config,
+                agent="mock",
+                model=None,
+                repeat=repeat,
+                status="completed",
+                success=success,
+                correctness=float(success),
+                overfit=False,
+                claimed_done=True,
+                false_success=not success,
+                damage=[],
+                wall_s=5.0 + repeat,
+                isolation="none",
+                tokens=Tokens(input=1, output=1, source="gateway"),
+                visible=ran,
+                heldout=None,
+                checks=[],
+                started_at="2026-01-01T00:00:00Z",
+                finished_at="2026-01-01T00:00:01Z",
+                pristine_commit="0" * 40,
+            )
+        )
     return path

@@ -12,11 +12,14 @@ import urllib.request
 import pytest
 
 
-@pytest.mark.parametrize(("model", "verdict", "code"), [
-    ("scripted/probe-native", "native", 0),
-    ("scripted/probe-pseudo", "pseudo", 1),
-    ("scripted/probe-none", "none", 1),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("model", "verdict", "code"),
+    [
+        ("scripted/probe-native", "native", 0),
+        ("scripted/probe-pseudo", "pseudo", 1),
+        ("scripted/probe-none", "none", 1),
+    ],
+)
 def test_probe_says_native_pseudo_or_none(cli, model, verdict, code):
     exit_code, out, _ = cli("doctor", "--probe", model)
     assert exit_code == code
@@ -83,10 +86,20 @@ def _free_port() -> int:
 def test_gateway_command_serves_a_scripted_model():
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "localagentbench", "gateway", "--model", "scripted/fix-greeting",
-         "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "localagentbench",
+            "gateway",
+            "--model",
+            "scripted/fix-greeting",
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     seen = []
     try:
         assert proc.stderr is not None
@@ -95,8 +108,11 @@ def test_gateway_command_serves_a_scripted_model():
             if "Ctrl-C to stop" in line:
                 break
         body = json.dumps({"model": "x", "messages": [{"role": "user", "content": "hi"}]}).encode()
-        request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/chat/completions", data=body,
-                                         headers={"Content-Type": "application/json"})  # fmt: skip
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/v1/chat/completions",
+            data=body,
+            headers={"Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(request, timeout=30) as reply:
             answer = json.load(reply)
         assert answer["choices"][0]["message"]["content"]

@@ -52,9 +52,13 @@ def tiny(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[ShippedModel,
         _wheel(wheels, part.package, part.version, part.member, data)
         parts.append(part)
     model = ShippedModel(
-        name="tiny", title="test model", parts=tuple(parts), size=len(JOINED),
-        sha256=hashlib.sha256(JOINED).hexdigest(), licence="test",
-    )  # fmt: skip
+        name="tiny",
+        title="test model",
+        parts=tuple(parts),
+        size=len(JOINED),
+        sha256=hashlib.sha256(JOINED).hexdigest(),
+        licence="test",
+    )
     monkeypatch.setattr(_fetch, "SHIPPED", {"tiny": model})
     monkeypatch.setenv("LAB_MODELS_DIR", str(tmp_path / "models"))
     return model, wheels
@@ -186,9 +190,19 @@ def test_a_broken_model_file_stops_the_run_in_one_line(
     make_task()
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"GGUF" + b"\0" * 64)
-    code, _, err = cli("run", "--tasks", str(tmp_path / "suite"), "--agent", "command",
-                       "--agent-cmd", "true", "--model", f"llamacpp/{broken}",
-                       "--out", str(tmp_path / "run"))  # fmt: skip
+    code, _, err = cli(
+        "run",
+        "--tasks",
+        str(tmp_path / "suite"),
+        "--agent",
+        "command",
+        "--agent-cmd",
+        "true",
+        "--model",
+        f"llamacpp/{broken}",
+        "--out",
+        str(tmp_path / "run"),
+    )
     assert code == 2
     [line] = err.strip().splitlines()
     assert f"llamacpp:{broken}" in line

@@ -34,18 +34,38 @@ BASH_TOOL = [
 @pytest.mark.parametrize(
     ("text", "name", "args", "prose"),
     [
-        ('```json\n{"name": "bash", "arguments": {"command": "ls"}}\n```', "bash",
-         {"command": "ls"}, ""),
-        ('I will look first.\n```\n{"name": "read_file", "parameters": {"path": "a.py"}}\n```',
-         "read_file", {"path": "a.py"}, "I will look first."),
-        ('{"name": "bash", "arguments": "{\\"command\\": \\"pwd\\"}"}', "bash",
-         {"command": "pwd"}, ""),
-        ('<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>', "bash",
-         {"command": "ls"}, ""),
-        ('{"type": "function", "function": {"name": "bash", "arguments": {"command": "id"}}}',
-         "bash", {"command": "id"}, ""),
+        (
+            '```json\n{"name": "bash", "arguments": {"command": "ls"}}\n```',
+            "bash",
+            {"command": "ls"},
+            "",
+        ),
+        (
+            'I will look first.\n```\n{"name": "read_file", "parameters": {"path": "a.py"}}\n```',
+            "read_file",
+            {"path": "a.py"},
+            "I will look first.",
+        ),
+        (
+            '{"name": "bash", "arguments": "{\\"command\\": \\"pwd\\"}"}',
+            "bash",
+            {"command": "pwd"},
+            "",
+        ),
+        (
+            '<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>',
+            "bash",
+            {"command": "ls"},
+            "",
+        ),
+        (
+            '{"type": "function", "function": {"name": "bash", "arguments": {"command": "id"}}}',
+            "bash",
+            {"command": "id"},
+            "",
+        ),
     ],
-)  # fmt: skip
+)
 def test_written_calls_to_declared_tools_are_read(
     text: str, name: str, args: dict[str, str], prose: str
 ) -> None:
@@ -56,7 +76,10 @@ def test_written_calls_to_declared_tools_are_read(
 
 
 def test_a_list_of_written_calls_becomes_several_calls() -> None:
-    text = '[{"name": "bash", "arguments": {"command": "ls"}}, {"name": "read_file", "arguments": {"path": "x"}}]'
+    text = (
+        '[{"name": "bash", "arguments": {"command": "ls"}}, '
+        '{"name": "read_file", "arguments": {"path": "x"}}]'
+    )
     repaired = read_calls(text, TOOLS)
     assert repaired is not None
     assert [n for n, _ in repaired.calls] == ["bash", "read_file"]

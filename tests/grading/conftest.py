@@ -21,9 +21,15 @@ def graded(tmp_path: Path) -> Grader:
     task's repo as the pristine tree and as the workspace, let ``edit(workspace)`` play the
     agent, grade."""
 
-    def run(task_dir: Path, edit: Callable[[Path], None] | None = None, *,
-            answer: str | None = "Done.", deleted: list[str] | None = None,
-            with_pristine: bool = True, **options: Any) -> Verdict:  # fmt: skip
+    def run(
+        task_dir: Path,
+        edit: Callable[[Path], None] | None = None,
+        *,
+        answer: str | None = "Done.",
+        deleted: list[str] | None = None,
+        with_pristine: bool = True,
+        **options: Any,
+    ) -> Verdict:
         [task] = load_tasks(task_dir.parent, [task_dir.name])
         trial = tmp_path / "trial"
         if trial.exists():
@@ -33,8 +39,15 @@ def graded(tmp_path: Path) -> Grader:
         shutil.copytree(task_dir / "repo", work, symlinks=True)
         if edit is not None:
             edit(work)
-        return grade(task, workspace=work, scratch=trial / "grade", log_dir=trial / "logs",
-                     final_answer=answer, deleted=deleted or [],
-                     pristine=pristine if with_pristine else None, **options)  # fmt: skip
+        return grade(
+            task,
+            workspace=work,
+            scratch=trial / "grade",
+            log_dir=trial / "logs",
+            final_answer=answer,
+            deleted=deleted or [],
+            pristine=pristine if with_pristine else None,
+            **options,
+        )
 
     return run

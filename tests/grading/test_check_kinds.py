@@ -28,7 +28,14 @@ def test_every_kind_has_an_implementation():
 
 
 def test_command(make_task, graded):
-    task = make_task(checks=[{"kind": "command", "command": ["python", "-c", "import calc; assert calc.add(1, 1) == 2"]}])  # fmt: skip
+    task = make_task(
+        checks=[
+            {
+                "kind": "command",
+                "command": ["python", "-c", "import calc; assert calc.add(1, 1) == 2"],
+            }
+        ]
+    )
     assert _one(graded(task, _fix)).status == "passed"
     check = _one(graded(task))
     assert check.status == "failed"
@@ -36,10 +43,12 @@ def test_command(make_task, graded):
 
 
 def test_contains_in_answer_and_in_file(make_task, graded):
-    task = make_task(checks=[
-        {"kind": "contains", "value": "off-by-one", "ignore_case": True},
-        {"kind": "contains", "file": "NOTES.md", "value": r"add\(\) fixed", "regex": True},
-    ])  # fmt: skip
+    task = make_task(
+        checks=[
+            {"kind": "contains", "value": "off-by-one", "ignore_case": True},
+            {"kind": "contains", "file": "NOTES.md", "value": r"add\(\) fixed", "regex": True},
+        ]
+    )
 
     def notes(work: Path) -> None:
         (work / "NOTES.md").write_text("add() fixed today\n")
@@ -62,8 +71,16 @@ def test_contains_never_follows_a_symlink_out_of_the_workspace(make_task, graded
 
 
 def test_set_precision_and_recall(make_task, graded):
-    task = make_task(checks=[{"kind": "set", "expected": ["a.py", "b.py", "c.py", "d.py"],
-                              "min_precision": 0.75, "min_recall": 0.75}])  # fmt: skip
+    task = make_task(
+        checks=[
+            {
+                "kind": "set",
+                "expected": ["a.py", "b.py", "c.py", "d.py"],
+                "min_precision": 0.75,
+                "min_recall": 0.75,
+            }
+        ]
+    )
     good = _one(graded(task, answer="- `a.py`\n- b.py\n- c.py, e.py"))
     assert good.status == "passed"
     assert good.details["precision"] == pytest.approx(0.75)
@@ -131,8 +148,15 @@ def test_tests_preserved(make_task, graded):
     kept = graded(task, _fix)
     assert _one(kept).status == "passed"
     assert kept.success is True
-    weakened = graded(task, lambda w: (_fix(w), (w / "tests" / "test_calc.py").write_text(
-        "from calc import add\n\n\ndef test_add_small():\n    add(2, 2)\n")))  # fmt: skip
+    weakened = graded(
+        task,
+        lambda w: (
+            _fix(w),
+            (w / "tests" / "test_calc.py").write_text(
+                "from calc import add\n\n\ndef test_add_small():\n    add(2, 2)\n"
+            ),
+        ),
+    )
     check = _one(weakened)
     assert check.status == "failed"
     assert "1 assertion(s) removed" in check.reason

@@ -18,12 +18,14 @@ HELDOUT = "tests/test_heldout_calc.py::test_add_negative"
 
 def _calc(make_task, **fields):
     return make_task(
-        files={"calc.py": "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n",
-               "tests/test_other.py": OTHER},
+        files={
+            "calc.py": "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n",
+            "tests/test_other.py": OTHER,
+        },
         fail_to_pass=[HELDOUT, *fields.pop("extra_f2p", [])],
         pass_to_pass=["tests/test_other.py::test_sub", *fields.pop("extra_p2p", [])],
         **fields,
-    )  # fmt: skip
+    )
 
 
 def _checks(verdict):
@@ -61,8 +63,11 @@ def test_pass_to_pass_is_a_hard_floor(make_task, graded):
 
 def test_task_problems_are_named_not_held_against_the_agent(make_task, graded):
     """A fail-to-pass test already passing, or a pass-to-pass test failing, on the pristine tree."""
-    task = _calc(make_task, extra_f2p=["tests/test_other.py::test_sub"],
-                 extra_p2p=["tests/test_calc.py::test_add_small"])  # fmt: skip
+    task = _calc(
+        make_task,
+        extra_f2p=["tests/test_other.py::test_sub"],
+        extra_p2p=["tests/test_calc.py::test_add_small"],
+    )
     verdict = graded(task, lambda w: (w / "calc.py").write_text(FIXED))
     checks = _checks(verdict)
     assert checks["fail-to-pass"].passed
@@ -78,37 +83,63 @@ def test_task_problems_are_named_not_held_against_the_agent(make_task, graded):
 def test_a_missing_test_id_is_not_a_pass(make_task, graded):
     """Threat: the agent deletes the file holding a pass-to-pass test."""
     task = _calc(make_task)
-    verdict = graded(task, lambda w: ((w / "calc.py").write_text(FIXED),
-                                      (w / "tests" / "test_other.py").unlink()))  # fmt: skip
+    verdict = graded(
+        task,
+        lambda w: ((w / "calc.py").write_text(FIXED), (w / "tests" / "test_other.py").unlink()),
+    )
     assert _checks(verdict)["pass-to-pass"].status == "failed"
     assert verdict.success is False
 
 
 def test_without_the_pristine_tree_it_is_an_error_not_a_pass(make_task, graded):
-    verdict = graded(_calc(make_task), lambda w: (w / "calc.py").write_text(FIXED),
-                     with_pristine=False)  # fmt: skip
+    verdict = graded(
+        _calc(make_task), lambda w: (w / "calc.py").write_text(FIXED), with_pristine=False
+    )
     assert {c.status for c in verdict.checks} == {"error"}
     assert verdict.success is False
 
 
-@pytest.mark.skipif(shutil.which("go") is None, reason="go is not installed (apt-get install -y golang-go)")  # fmt: skip
+@pytest.mark.skipif(
+    shutil.which("go") is None, reason="go is not installed (apt-get install -y golang-go)"
+)
 def test_go_ids_run_separately_so_a_panic_does_not_hide_pass_to_pass(tmp_path, graded):
     root = tmp_path / "suite" / "go-one"
     files = {
         "repo/go.mod": "module ex\n\ngo 1.18\n",
-        "repo/ex.go": "package ex\n\nfunc At(xs []int, i int) int { return xs[i+1] }\n\nfunc One() int { return 1 }\n",
-        "repo/one_test.go": 'package ex\n\nimport "testing"\n\nfunc TestOne(t *testing.T) { if One() != 1 { t.Fatal() } }\n',
-        "heldout/at_test.go": 'package ex\n\nimport "testing"\n\nfunc TestAt(t *testing.T) { if At([]int{7}, 0) != 7 { t.Fatal() } }\n',
-    }  # fmt: skip
+        "repo/ex.go": (
+            "package ex\n\nfunc At(xs []int, i int) int { return xs[i+1] }\n\n"
+            "func One() int { return 1 }\n"
+        ),
+        "repo/one_test.go": (
+            'package ex\n\nimport "testing"\n\n'
+            "func TestOne(t *testing.T) { if One() != 1 { t.Fatal() } }\n"
+        ),
+        "heldout/at_test.go": (
+            'package ex\n\nimport "testing"\n\n'
+            "func TestAt(t *testing.T) { if At([]int{7}, 0) != 7 { t.Fatal() } }\n"
+        ),
+    }
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
     cmd = ["env", "GOTOOLCHAIN=local", "GOPROXY=off", "go", "test", "-count=1", "./..."]
-    (root / "task.yaml").write_text(yaml.safe_dump({
-        "id": "go-one", "title": "t", "prompt": "p", "difficulty": "easy", "category": "bugfix",
-        "language": "go", "repo": {"type": "fixture", "path": "repo"},
-        "oracle": {"command": cmd}, "heldout": {"path": "heldout", "command": cmd},
-        "fail_to_pass": ["TestAt"], "pass_to_pass": ["TestOne"]}))  # fmt: skip
+    (root / "task.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "id": "go-one",
+                "title": "t",
+                "prompt": "p",
+                "difficulty": "easy",
+                "category": "bugfix",
+                "language": "go",
+                "repo": {"type": "fixture", "path": "repo"},
+                "oracle": {"command": cmd},
+                "heldout": {"path": "heldout", "command": cmd},
+                "fail_to_pass": ["TestAt"],
+                "pass_to_pass": ["TestOne"],
+            }
+        )
+    )
     unfixed = _checks(graded(root))
     assert unfixed["fail-to-pass"].status == "failed"
     assert unfixed["pass-to-pass"].reason == "all 1 still pass"

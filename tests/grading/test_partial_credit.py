@@ -15,7 +15,9 @@ from localagentbench.grading import detect_runner
 
 from ._helpers import grading_task as _task
 
-needs_go = pytest.mark.skipif(shutil.which("go") is None, reason="go is not installed (apt-get install -y golang-go)")  # fmt: skip
+needs_go = pytest.mark.skipif(
+    shutil.which("go") is None, reason="go is not installed (apt-get install -y golang-go)"
+)
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
 GO_ENV = ["env", "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod"]
@@ -43,8 +45,12 @@ def test_half_odd():
 
 def test_pytest_partial_credit_counts_the_tests_failing_on_the_pristine_tree(tmp_path, graded):
     """4 of 5 pass untouched: those measure nothing the agent did, so the no-op scores 0."""
-    task = _task(tmp_path, {"mod.py": PY_SRC, "tests/test_v.py": VISIBLE},
-                 {"tests/test_hidden.py": PY_HELDOUT}, PYTEST)  # fmt: skip
+    task = _task(
+        tmp_path,
+        {"mod.py": PY_SRC, "tests/test_v.py": VISIBLE},
+        {"tests/test_hidden.py": PY_HELDOUT},
+        PYTEST,
+    )
     verdict = graded(task)
     assert verdict.visible.passed is True
     assert verdict.heldout is not None
@@ -75,8 +81,12 @@ def test_visible_oracle_gets_counts_too(tmp_path, graded):
 
 def test_report_file_is_outside_the_workspace(tmp_path, graded):
     """Threat: the agent pre-writes a passing report where the grader would read it."""
-    task = _task(tmp_path, {"mod.py": PY_SRC, "tests/test_v.py": VISIBLE},
-                 {"tests/test_hidden.py": PY_HELDOUT}, PYTEST)  # fmt: skip
+    task = _task(
+        tmp_path,
+        {"mod.py": PY_SRC, "tests/test_v.py": VISIBLE},
+        {"tests/test_hidden.py": PY_HELDOUT},
+        PYTEST,
+    )
     fake = '<testsuites><testsuite><testcase classname="x" name="y"/></testsuite></testsuites>'
 
     def plant(work: Path) -> None:
@@ -90,8 +100,12 @@ def test_report_file_is_outside_the_workspace(tmp_path, graded):
 
 def test_zero_tests_collected_is_a_failure_even_with_exit_0(tmp_path, graded):
     """Threat: the agent deletes the tests and makes pytest exit 0 with nothing collected."""
-    task = _task(tmp_path, {"mod.py": PY_SRC, "tests/test_v.py": PY_HELDOUT.replace("1.5", "1")},
-                 None, PYTEST)  # fmt: skip
+    task = _task(
+        tmp_path,
+        {"mod.py": PY_SRC, "tests/test_v.py": PY_HELDOUT.replace("1.5", "1")},
+        None,
+        PYTEST,
+    )
 
     def gut(work: Path) -> None:
         (work / "tests" / "test_v.py").unlink()
@@ -110,8 +124,12 @@ def test_zero_tests_collected_is_a_failure_even_with_exit_0(tmp_path, graded):
 
 def test_a_failed_command_whose_report_shows_no_failure_counts_nothing(tmp_path, graded):
     """Threat: a conftest hook rewrites outcomes to "passed" while the run really failed."""
-    task = _task(tmp_path, {"mod.py": PY_SRC, "tests/test_v.py": VISIBLE},
-                 {"tests/test_hidden.py": PY_HELDOUT}, PYTEST)  # fmt: skip
+    task = _task(
+        tmp_path,
+        {"mod.py": PY_SRC, "tests/test_v.py": VISIBLE},
+        {"tests/test_hidden.py": PY_HELDOUT},
+        PYTEST,
+    )
     hook = """\
 import pytest
 
@@ -140,7 +158,10 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 GO_MOD = "module ex\n\ngo 1.18\n"
-GO_SRC = "package ex\n\nfunc Double(x int) int { return x * 2 }\n\nfunc Half(x int) int { return x / 3 }\n"
+GO_SRC = (
+    "package ex\n\nfunc Double(x int) int { return x * 2 }\n\n"
+    "func Half(x int) int { return x / 3 }\n"
+)
 GO_TEST = """\
 package ex
 
@@ -211,8 +232,9 @@ def test_node_test_runner_partial_credit(tmp_path, graded):
 
 @needs_node
 def test_node_with_no_test_files_is_zero_tests(tmp_path, graded):
-    task = _task(tmp_path, {"lib.js": JS_SRC, "tests/.keep": ""}, None, NODE_CMD,
-                 language="javascript")  # fmt: skip
+    task = _task(
+        tmp_path, {"lib.js": JS_SRC, "tests/.keep": ""}, None, NODE_CMD, language="javascript"
+    )
     verdict = graded(task)
     assert verdict.visible.passed is False
     assert "collected no tests" in verdict.visible.reason

@@ -38,7 +38,14 @@ def test_instrument_points_every_runner_at_the_private_report(tmp_path: Path):
 def test_select_tests_keeps_options_and_drops_paths():
     ids = ["tests/test_a.py::test_x", "tests/test_b.py::TestC::test_y[1]"]
     assert select_tests(PYTEST, "pytest", ids) == [
-        "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", *ids]  # fmt: skip
+        "python",
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        *ids,
+    ]
     go = select_tests(GO, "go", ["TestA", "TestB"])
     assert go[4:6] == ["-run", "^(TestA|TestB)$"]
     assert select_tests(NODE, "node", ["a.b (c)"])[2] == r"--test-name-pattern=^(a\.b \(c\))$"
@@ -47,13 +54,14 @@ def test_select_tests_keeps_options_and_drops_paths():
 def test_pytest_xunit1_ids_are_node_ids(tmp_path: Path):
     xml = tmp_path / "r.xml"
     xml.write_text(
-        '<testsuites><testsuite>'
+        "<testsuites><testsuite>"
         '<testcase classname="tests.test_a" name="test_x" file="tests/test_a.py"/>'
         '<testcase classname="tests.test_a.TestC" name="test_y[1]" file="tests/test_a.py">'
         '<failure message="no"/></testcase>'
-        '<testcase classname="tests.test_a" name="test_s" file="tests/test_a.py"><skipped/></testcase>'
-        '</testsuite></testsuites>'
-    )  # fmt: skip
+        '<testcase classname="tests.test_a" name="test_s" file="tests/test_a.py">'
+        "<skipped/></testcase>"
+        "</testsuite></testsuites>"
+    )
     report = parse_report("pytest", xml, "")
     assert report is not None
     assert report.cases == {
@@ -65,16 +73,18 @@ def test_pytest_xunit1_ids_are_node_ids(tmp_path: Path):
 
 
 def test_go_json_counts_tests_and_ignores_output_lines(tmp_path: Path):
-    stdout = "\n".join([
-        '{"Action":"run","Package":"ex","Test":"TestA"}',
-        '{"Action":"output","Package":"ex","Test":"TestA","Output":"{\\"Action\\":\\"pass\\",\\"Test\\":\\"TestFake\\"}\\n"}',
-        '{"Action":"pass","Package":"ex","Test":"TestA"}',
-        '{"Action":"fail","Package":"ex","Test":"TestB"}',
-        '{"Action":"pass","Package":"ex","Test":"TestB/sub"}',
-        '{"Action":"fail","Package":"ex"}',
-        '{"Action":"fail","Package":"ex/nobuild"}',
-        "not json",
-    ])  # fmt: skip
+    stdout = "\n".join(
+        [
+            '{"Action":"run","Package":"ex","Test":"TestA"}',
+            '{"Action":"output","Package":"ex","Test":"TestA","Output":"{\\"Action\\":\\"pass\\",\\"Test\\":\\"TestFake\\"}\\n"}',
+            '{"Action":"pass","Package":"ex","Test":"TestA"}',
+            '{"Action":"fail","Package":"ex","Test":"TestB"}',
+            '{"Action":"pass","Package":"ex","Test":"TestB/sub"}',
+            '{"Action":"fail","Package":"ex"}',
+            '{"Action":"fail","Package":"ex/nobuild"}',
+            "not json",
+        ]
+    )
     report = parse_report("go", tmp_path / "unused", stdout)
     assert report is not None
     assert report.cases == {"ex::TestA": "passed", "ex::TestB": "failed", "ex::TestB/sub": "passed"}

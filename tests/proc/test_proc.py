@@ -92,8 +92,11 @@ def test_missing_binary_is_a_start_error_not_an_exception():
 
 
 def test_environment_is_exactly_what_was_given_plus_the_tag():
-    result = run_process([sys.executable, "-c", "import os; print(sorted(os.environ))"],
-                         env={"ONLY": "1", "PATH": os.defpath}, timeout_s=10)  # fmt: skip
+    result = run_process(
+        [sys.executable, "-c", "import os; print(sorted(os.environ))"],
+        env={"ONLY": "1", "PATH": os.defpath},
+        timeout_s=10,
+    )
     names = eval(result.stdout)  # a list literal we printed ourselves
     assert set(names) - {"LC_CTYPE"} == {"ONLY", "PATH", TAG_VARIABLE}
 

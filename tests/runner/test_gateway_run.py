@@ -29,11 +29,15 @@ for i in range(2):
 
 def _scripted(tmp_path: Path) -> str:
     path = tmp_path / "two-turns.yaml"
-    path.write_text(yaml.safe_dump({
-        "name": "two-turns",
-        "usage": {"prompt_tokens": 100, "completion_tokens": 20},
-        "steps": [{"text": "Looking."}, {"text": "Done: fixed."}],
-    }))  # fmt: skip
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "name": "two-turns",
+                "usage": {"prompt_tokens": 100, "completion_tokens": 20},
+                "steps": [{"text": "Looking."}, {"text": "Done: fixed."}],
+            }
+        )
+    )
     return f"scripted/{path}"
 
 
@@ -54,8 +58,9 @@ def test_gateway_counts_requests_and_tokens(make_task, tmp_path, sandbox):
     make_task()
     agent = _agent(tmp_path)
     config = configuration_from_cli("command", _scripted(tmp_path), agent_cmd=str(agent))
-    options = RunOptions(tasks_dir=tmp_path / "suite", configurations=[config], out=tmp_path / "run",
-                         sandbox=sandbox)  # fmt: skip
+    options = RunOptions(
+        tasks_dir=tmp_path / "suite", configurations=[config], out=tmp_path / "run", sandbox=sandbox
+    )
     result = execute(options)
     [record] = result.run_dir.records()
     assert record.requests == 2
@@ -85,9 +90,19 @@ def test_max_requests_reached_is_cap_hit(make_task, tmp_path):
 def test_dead_backend_is_one_infra_error_and_no_trials(make_task, tmp_path, monkeypatch, cli):
     make_task()
     monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:9")  # nothing listens on the discard port
-    code, _, err = cli("run", "--tasks", str(tmp_path / "suite"), "--agent", "command",
-                       "--agent-cmd", "true", "--model", "ollama/qwen2.5-coder:7b",
-                       "--out", str(tmp_path / "run"))  # fmt: skip
+    code, _, err = cli(
+        "run",
+        "--tasks",
+        str(tmp_path / "suite"),
+        "--agent",
+        "command",
+        "--agent-cmd",
+        "true",
+        "--model",
+        "ollama/qwen2.5-coder:7b",
+        "--out",
+        str(tmp_path / "run"),
+    )
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1
@@ -146,8 +161,13 @@ def test_rate_limit_that_fails_a_trial_is_an_infra_error_rerun_after_the_wait(ma
     wrapper.write_text(f"#!/bin/sh\nGIVE_UP=1 exec {agent}\n")
     wrapper.chmod(0o755)
     config = configuration_from_cli("command", "scripted/rate-limited", agent_cmd=str(wrapper))
-    options = RunOptions(tasks_dir=tmp_path / "suite", configurations=[config], out=tmp_path / "run",
-                         max_reruns=1, sandbox="none")  # fmt: skip
+    options = RunOptions(
+        tasks_dir=tmp_path / "suite",
+        configurations=[config],
+        out=tmp_path / "run",
+        max_reruns=1,
+        sandbox="none",
+    )
     result = execute(options)
     [record] = result.run_dir.records()
     assert record.status == "infra_error"

@@ -15,14 +15,25 @@ from localagentbench.runner import resume_options
 def _run_with_model(tmp_path: Path, model: Path, sha256: str) -> Path:
     run = tmp_path / "run"
     config = ConfigurationInfo(
-        id="mini-own", agent="mini-swe-agent", model=f"llamacpp/{model}", settings={},
-        tool_call_repair=True, model_info={"sha256": sha256, "path": str(model)},
-    )  # fmt: skip
+        id="mini-own",
+        agent="mini-swe-agent",
+        model=f"llamacpp/{model}",
+        settings={},
+        tool_call_repair=True,
+        model_info={"sha256": sha256, "path": str(model)},
+    )
     info = RunInfo(
-        run_id="r1", created_at="2026-12-02T00:00:00Z", harness={}, host={},
-        tasks_dir=str(tmp_path), tasks=[], configurations=[config], repeats=1,
-        concurrency=1, isolation="none",
-    )  # fmt: skip
+        run_id="r1",
+        created_at="2026-12-02T00:00:00Z",
+        harness={},
+        host={},
+        tasks_dir=str(tmp_path),
+        tasks=[],
+        configurations=[config],
+        repeats=1,
+        concurrency=1,
+        isolation="none",
+    )
     RunDir(run).write_info(info)
     return run
 

@@ -70,6 +70,9 @@ def test_hard_tasks_are_realistic(tasks):
 def test_no_caches_in_fixtures(tasks):
     for t in tasks:
         assert t.fixture_dir is not None
-        junk = [p for p in t.fixture_dir.rglob("*")
-                if p.name in {"__pycache__", ".pytest_cache", "node_modules", ".git"}]  # fmt: skip
+        junk = [
+            p
+            for p in t.fixture_dir.rglob("*")
+            if p.name in {"__pycache__", ".pytest_cache", "node_modules", ".git"}
+        ]
         assert junk == [], t.id

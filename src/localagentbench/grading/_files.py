@@ -16,9 +16,15 @@ __all__ = [
 ]
 
 DEFAULT_TEST_GLOBS: tuple[str, ...] = (
-    "test_*.py", "*_test.py", "*_test.go", "*.test.js", "*.test.mjs", "*.test.ts",
-    "*.spec.js", "*.spec.ts",
-)  # fmt: skip
+    "test_*.py",
+    "*_test.py",
+    "*_test.go",
+    "*.test.js",
+    "*.test.mjs",
+    "*.test.ts",
+    "*.spec.js",
+    "*.spec.ts",
+)
 """Visible test files, matched against the file name or the relative path."""
 
 MAX_READ = 5_000_000

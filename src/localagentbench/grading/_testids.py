@@ -46,8 +46,14 @@ def _base_command(task: Task) -> list[str] | None:
 
 
 def _result(kind: str, passed: bool, reason: str, **details: object) -> CheckResult:
-    return CheckResult(kind=kind, name=kind, passed=passed, status="passed" if passed else "failed",
-                       reason=reason, details=dict(details))  # fmt: skip
+    return CheckResult(
+        kind=kind,
+        name=kind,
+        passed=passed,
+        status="passed" if passed else "failed",
+        reason=reason,
+        details=dict(details),
+    )
 
 
 def _error(kind: str, reason: str) -> CheckResult:
@@ -76,12 +82,21 @@ def named_test_checks(
     ids = [*task.fail_to_pass, *task.pass_to_pass]
     if not ids:
         return []
-    kinds = [k for k, v in (("fail-to-pass", task.fail_to_pass), ("pass-to-pass", task.pass_to_pass)) if v]  # fmt: skip
+    kinds = [
+        k
+        for k, v in (("fail-to-pass", task.fail_to_pass), ("pass-to-pass", task.pass_to_pass))
+        if v
+    ]
     base = _base_command(task)
     if base is None:
-        return [_error(k, "no pytest, go test or node --test command to select tests with") for k in kinds]  # fmt: skip
+        return [
+            _error(k, "no pytest, go test or node --test command to select tests with")
+            for k in kinds
+        ]
     if pristine_tree is None:
-        return [_error(k, "grading was not given the pristine tree to run the tests on") for k in kinds]  # fmt: skip
+        return [
+            _error(k, "grading was not given the pristine tree to run the tests on") for k in kinds
+        ]
     runner = detect_runner(base)
     assert runner is not None
     timeout = task.heldout.timeout_s if task.heldout else task.oracle.timeout_s
@@ -93,11 +108,16 @@ def named_test_checks(
             continue
         argv = select_tests(base, runner, names)
         for label, cwd in (("pristine", pristine_tree), ("agent", tree)):
-            _, runs[kind, label] = run_one(argv, timeout_s=timeout, cwd=cwd, jail=jail,
-                                           log=log_dir / f"{kind}-{label}.log",
-                                           report_dir=report_dir,
-                                           protect=[cwd / rel for rel in protect],
-                                           cancel=cancel)  # fmt: skip
+            _, runs[kind, label] = run_one(
+                argv,
+                timeout_s=timeout,
+                cwd=cwd,
+                jail=jail,
+                log=log_dir / f"{kind}-{label}.log",
+                report_dir=report_dir,
+                protect=[cwd / rel for rel in protect],
+                cancel=cancel,
+            )
     missing = [key for key, report in runs.items() if report is None]
     if missing:
         where = "pristine tree" if missing[0][1] == "pristine" else "agent's tree"
@@ -113,8 +133,12 @@ def named_test_checks(
             f" (task problem: already pass on the pristine tree: {_names(stale)})" if stale else ""
         )
         ok = not not_fixed
-        reason = (f"all {len(task.fail_to_pass)} now pass" if ok
-                  else f"{len(not_fixed)} of {len(task.fail_to_pass)} still fail or are missing: {_names(not_fixed)}")  # fmt: skip
+        reason = (
+            f"all {len(task.fail_to_pass)} now pass"
+            if ok
+            else f"{len(not_fixed)} of {len(task.fail_to_pass)} still fail or are missing: "
+            f"{_names(not_fixed)}"
+        )
         results.append(_result("fail-to-pass", ok, reason + note, failing=not_fixed, stale=stale))
     if task.pass_to_pass:
         before, after = runs["p2p", "pristine"], runs["p2p", "agent"]
@@ -123,8 +147,12 @@ def named_test_checks(
         floor = [i for i in task.pass_to_pass if outcome_of(before, i) == "passed"]
         broken_before = [i for i in task.pass_to_pass if i not in floor]
         broken = [i for i in floor if outcome_of(after, i) != "passed"]
-        note = (f" (task problem: not passing on the pristine tree, not counted: {_names(broken_before)})"
-                if broken_before else "")  # fmt: skip
+        note = (
+            " (task problem: not passing on the pristine tree, not counted: "
+            f"{_names(broken_before)})"
+            if broken_before
+            else ""
+        )
         ok = not broken
         reason = (
             f"all {len(floor)} still pass"

@@ -175,8 +175,12 @@ def compile_launcher(python: Path) -> None:
         if _bytecode_is_fresh(source, cached):
             continue
         try:
-            py_compile.compile(str(source), cfile=str(cached), doraise=True,
-                               invalidation_mode=py_compile.PycInvalidationMode.TIMESTAMP)  # fmt: skip
+            py_compile.compile(
+                str(source),
+                cfile=str(cached),
+                doraise=True,
+                invalidation_mode=py_compile.PycInvalidationMode.TIMESTAMP,
+            )
         except (OSError, py_compile.PyCompileError):
             return
 

@@ -104,10 +104,23 @@ class LlamaServer:
                 self.endpoint, "the llama.cpp runtime (xllamacpp) is not installed", INSTALL_HINT
             )
         o = self.options
-        argv = [sys.executable, "-m", "localagentbench.gateway.llamacpp._serve",
-                "--model", str(self.model), "--ctx", str(o.ctx), "--threads", str(o.threads),
-                "--cache-mib", str(o.cache_mib), "--parallel", str(o.parallel),
-                "--max-tokens", str(o.max_tokens)]  # fmt: skip
+        argv = [
+            sys.executable,
+            "-m",
+            "localagentbench.gateway.llamacpp._serve",
+            "--model",
+            str(self.model),
+            "--ctx",
+            str(o.ctx),
+            "--threads",
+            str(o.threads),
+            "--cache-mib",
+            str(o.cache_mib),
+            "--parallel",
+            str(o.parallel),
+            "--max-tokens",
+            str(o.max_tokens),
+        ]
         if o.seed is not None:
             argv += ["--seed", str(o.seed)]
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
