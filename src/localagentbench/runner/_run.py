@@ -305,12 +305,7 @@ def execute(
                     *(t.file.parent for t in tasks),
                 ),
             )
-            plans = [
-                TrialPlan(task, config, repeat)
-                for config in options.configurations
-                for task in tasks
-                for repeat in range(1, options.repeats + 1)
-            ]
+            plans = _plans(options, tasks)
             scheduler = Scheduler(
                 run_dir,
                 plans,
@@ -334,6 +329,16 @@ def execute(
                 scheduler.stopped_reason,
                 unrunnable,
             )
+
+
+def _plans(options: RunOptions, tasks: list[Task]) -> list[TrialPlan]:
+    """Every trial of the run, in the order they are queued: configuration, task, repeat."""
+    return [
+        TrialPlan(task, config, repeat)
+        for config in options.configurations
+        for task in tasks
+        for repeat in range(1, options.repeats + 1)
+    ]
 
 
 @contextlib.contextmanager
