@@ -67,7 +67,7 @@ def git(
 
 
 def git_init_commit(tree: Path, git_dir: Path | None = None) -> str:
-    """Make ``tree`` a repository with one deterministic commit of all its files; return the hash."""
+    """Make ``tree`` a repository with one deterministic commit of all its files; its hash."""
     where = ["--git-dir", str(git_dir), "--work-tree", str(tree)] if git_dir else []
     git(["init", "-q", "--template=", *([str(git_dir)] if git_dir else ["."])], cwd=tree)
     git([*where, "add", "-A", "--", "."], cwd=tree)
