@@ -1,4 +1,4 @@
-"""The executor boundary: how trials are fanned out (local threads now; Ray later)."""
+"""The executor boundary: how trials are fanned out (local threads now; Dask later)."""
 
 from __future__ import annotations
 

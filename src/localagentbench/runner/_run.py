@@ -7,20 +7,15 @@ import os
 import shutil
 import threading
 from collections.abc import Iterator
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from localagentbench.agents import Agent
 from localagentbench.errors import ConfigError, LabError, RunDirError
-from localagentbench.gateway import Gateway
 from localagentbench.records import (
     ConfigurationInfo,
-    Incident,
     RunDir,
     RunInfo,
     Summary,
-    TrialRecord,
     UnrunnableTask,
     new_run_id,
     summarise,
@@ -30,12 +25,13 @@ from localagentbench.runner._config import Configuration, with_model
 from localagentbench.runner._executor import Executor, LocalExecutor
 from localagentbench.runner._progress import ProgressSink, SilentProgress
 from localagentbench.runner._provenance import harness_info, host_info, model_info
+from localagentbench.runner._scheduler import Scheduler
 from localagentbench.runner._setup import build_agents, gateway_for, hook, locked, provenance
 from localagentbench.runner._toolchain import describe_unrunnable, prove_toolchains
 from localagentbench.runner._trial import RateGate, TrialEnv, TrialPlan, run_trial
-from localagentbench.sandbox import Sandbox, isolation_level, select
+from localagentbench.sandbox import isolation_level, select
 from localagentbench.tasks import Task, load_tasks
-from localagentbench.workspace import Pristine, PristineStore, make_scratch_root
+from localagentbench.workspace import PristineStore, make_scratch_root
 
 __all__ = ["RunOptions", "RunResult", "execute", "restart_options", "resume_options"]
 
@@ -195,10 +191,6 @@ def _remove(path: Path) -> None:
         path.unlink()
 
 
-def _free_mb(path: Path) -> float:
-    return shutil.disk_usage(path).free / 1e6
-
-
 def execute(
     options: RunOptions,
     *,
@@ -289,133 +281,75 @@ def execute(
                 update = {"unrunnable": unrunnable, "tasks": [*info.tasks, *joined]}
                 run_dir.write_info(info.model_copy(update=update))
         gate = RateGate()
-        with gateway_for(options.configurations, agents, gate, run_dir.path) as gateway:
-            result = _run_trials(options, run_dir, run_id, tasks, pristine, agents, agent_versions,
-                                 progress, executor, resume, sandbox, gateway, gate, unrunnable)  # fmt: skip
-            result.unrunnable = unrunnable
-            return result
+        with (
+            gateway_for(options.configurations, agents, gate, run_dir.path) as gateway,
+            _scratch_root(options, tasks) as scratch,
+        ):
+            env = TrialEnv(
+                run_id=run_id,
+                run_dir=run_dir,
+                pristine=pristine,
+                agents=agents,
+                agent_versions=agent_versions,
+                scratch_root=scratch,
+                isolation=isolation_level(sandbox),
+                cancel=threading.Event(),
+                keep_workdir=options.keep_workdir,
+                guard_lock=threading.Lock(),
+                gateway=gateway,
+                rate_gate=gate,
+                sandbox=sandbox,
+                hide=(
+                    options.tasks_dir.resolve(),
+                    run_dir.path.resolve(),
+                    *(t.file.parent for t in tasks),
+                ),
+            )
+            plans = _plans(options, tasks)
+            scheduler = Scheduler(
+                run_dir,
+                plans,
+                lambda plan: run_trial(plan, env),
+                executor=executor or LocalExecutor(options.concurrency, options.lanes),
+                cancel=env.cancel,
+                progress=progress,
+                max_reruns=options.max_reruns,
+                min_free_mb=options.min_free_mb,
+                resume=resume,
+            )
+            try:
+                scheduler.run()
+            finally:  # also after Ctrl-C: the summary counts the trials kept
+                summary = _write_summary(run_dir, run_id, plans, unrunnable)
+            return RunResult(
+                run_dir,
+                summary,
+                scheduler.ran,
+                scheduler.skipped,
+                scheduler.stopped_reason,
+                unrunnable,
+            )
 
 
-def _run_trials(
-    options: RunOptions,
-    run_dir: RunDir,
-    run_id: str,
-    tasks: list[Task],
-    pristine: dict[str, Pristine],
-    agents: dict[str, Agent],
-    agent_versions: dict[str, str | None],
-    progress: ProgressSink,
-    executor: Executor | None,
-    resume: bool,
-    sandbox: Sandbox,
-    gateway: Gateway | None,
-    gate: RateGate,
-    unrunnable: list[UnrunnableTask],
-) -> RunResult:
-    plans = [
+def _plans(options: RunOptions, tasks: list[Task]) -> list[TrialPlan]:
+    """Every trial of the run, in the order they are queued: configuration, task, repeat."""
+    return [
         TrialPlan(task, config, repeat)
         for config in options.configurations
         for task in tasks
         for repeat in range(1, options.repeats + 1)
     ]
-    todo: list[TrialPlan] = []
-    skipped = 0
-    for plan in plans:
-        moved = run_dir.discard_partial(plan.id)
-        if moved is not None:
-            run_dir.log_incident(Incident(time=utc_now(), kind="discarded_partial", trial_id=plan.id,
-                                          detail=f"interrupted trial moved to {moved}; running it again"))  # fmt: skip
-        record = run_dir.read_record(plan.id)
-        if record is None:
-            todo.append(plan)
-        elif record.status == "infra_error":
-            _set_aside(run_dir, plan.id, "infra_error in an earlier invocation")
-            todo.append(plan)
-        else:
-            skipped += 1
-    if resume:
-        run_dir.log_incident(Incident(time=utc_now(), kind="resumed", detail=f"resumed: {skipped} trials kept, {len(todo)} to run"))  # fmt: skip
 
-    cancel = threading.Event()
+
+@contextlib.contextmanager
+def _scratch_root(options: RunOptions, tasks: list[Task]) -> Iterator[Path]:
+    """The run's randomly named workspace root, removed at the end unless kept."""
     scratch = make_scratch_root(options.workdir_root, [t.file.parent for t in tasks])
-    env = TrialEnv(
-        run_id=run_id,
-        run_dir=run_dir,
-        pristine=pristine,
-        agents=agents,
-        agent_versions=agent_versions,
-        scratch_root=scratch,
-        isolation=isolation_level(sandbox),
-        cancel=cancel,
-        keep_workdir=options.keep_workdir,
-        guard_lock=threading.Lock(),
-        gateway=gateway,
-        rate_gate=gate,
-        sandbox=sandbox,
-        hide=(options.tasks_dir.resolve(), run_dir.path.resolve(), *(t.file.parent for t in tasks)),
-    )
-    reruns: dict[str, int] = {}
-    ran = 0
-    stopped: list[str] = []
-
-    def should_stop() -> bool:
-        if stopped:
-            return True
-        free = _free_mb(run_dir.path)
-        if free < options.min_free_mb:
-            stopped.append(
-                f"only {free:.0f} MB free on {run_dir.path} (need {options.min_free_mb} MB)"
-            )
-            run_dir.log_incident(Incident(time=utc_now(), kind="disk_low", detail=stopped[0]))
-            return True
-        return False
-
-    queue = list(todo)
-    again: list[TrialPlan] = []
-    progress.start(total=len(plans), already_done=skipped)
     try:
-        while queue:
-            again.clear()
-
-            def on_done(plan: TrialPlan, future: Future[TrialRecord]) -> None:
-                nonlocal ran
-                record = future.result()
-                ran += 1
-                progress.trial_done(record)
-                if record.status == "infra_error" and reruns.get(plan.id, 0) < options.max_reruns:
-                    reruns[plan.id] = reruns.get(plan.id, 0) + 1
-                    _set_aside(run_dir, plan.id, f"rerun {reruns[plan.id]}: {record.error}")
-                    again.append(plan)
-
-            (executor or LocalExecutor(options.concurrency, options.lanes)).run(
-                queue, lambda p: run_trial(p, env), on_done, should_stop, cancel
-            )
-            queue = [] if stopped else list(again)
-    except BaseException:
-        cancel.set()
-        progress.stop()
-        for plan in plans:
-            run_dir.discard_partial(plan.id)
-        run_dir.log_incident(Incident(time=utc_now(), kind="interrupted",
-                                      detail=f"interrupted after {ran} trials; finished trials kept"))  # fmt: skip
-        _write_summary(run_dir, run_id, plans, unrunnable)
-        raise
+        yield scratch
     finally:
         if not options.keep_workdir:
             shutil.rmtree(scratch, ignore_errors=True)
-    progress.stop()
-    summary = _write_summary(run_dir, run_id, plans, unrunnable)
-    return RunResult(run_dir, summary, ran, skipped, stopped[0] if stopped else None)
-
-
-def _set_aside(run_dir: RunDir, trial_id: str, why: str) -> None:
-    folder = run_dir.trial(trial_id)
-    attempts = run_dir.path / "reruns"
-    attempts.mkdir(parents=True, exist_ok=True)
-    dest = attempts / f"{trial_id}-{len(list(attempts.glob(trial_id + '-*'))) + 1}"
-    os.replace(folder, dest)
-    run_dir.log_incident(Incident(time=utc_now(), kind="rerun", trial_id=trial_id,
-                                  detail=f"{why}; previous attempt kept at {dest}"))  # fmt: skip
 
 
 def _write_summary(

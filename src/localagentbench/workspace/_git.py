@@ -29,17 +29,18 @@ GIT_ENV: dict[str, str] = {
 }
 """Identity and isolation from user config (hooks, templates, signing, autocrlf)."""
 
-_SAFE_CONFIG = (
-    "-c", "core.hooksPath=" + os.devnull,
-    "-c", "core.fsmonitor=false",
-    "-c", "core.autocrlf=false",
-    "-c", "core.fileMode=true",
-    "-c", "core.symlinks=true",
-    "-c", "commit.gpgsign=false",
-    "-c", "init.defaultBranch=main",
-    "-c", "protocol.file.allow=always",
-    "-c", "safe.directory=*",
-)  # fmt: skip
+_SAFE_SETTINGS = [
+    "core.hooksPath=" + os.devnull,
+    "core.fsmonitor=false",
+    "core.autocrlf=false",
+    "core.fileMode=true",
+    "core.symlinks=true",
+    "commit.gpgsign=false",
+    "init.defaultBranch=main",
+    "protocol.file.allow=always",
+    "safe.directory=*",
+]
+_SAFE_CONFIG = tuple(arg for setting in _SAFE_SETTINGS for arg in ("-c", setting))
 
 
 PATCH_CAP = 50_000_000
@@ -66,11 +67,14 @@ def git(
 
 
 def git_init_commit(tree: Path, git_dir: Path | None = None) -> str:
-    """Make ``tree`` a repository with one deterministic commit of all its files; return the hash."""
+    """Make ``tree`` a repository with one deterministic commit of all its files; its hash."""
     where = ["--git-dir", str(git_dir), "--work-tree", str(tree)] if git_dir else []
     git(["init", "-q", "--template=", *([str(git_dir)] if git_dir else ["."])], cwd=tree)
     git([*where, "add", "-A", "--", "."], cwd=tree)
     git([*where, "commit", "-q", "--allow-empty", "--no-verify", "-m", "pristine"], cwd=tree)
+    # One pack instead of a folder per loose object: every trial unpacks, copies and removes
+    # this repository twice over, and on most file systems folders are what costs.
+    git([*where, "repack", "-a", "-d", "-n", "-q"], cwd=tree)
     head = git([*where, "rev-parse", "HEAD"], cwd=tree)
     return head.stdout.strip()
 
@@ -80,18 +84,35 @@ def git_patch(git_dir: Path, work_tree: Path) -> tuple[str, list[str]]:
 
     ``git_dir`` is a private copy of the pristine repository that the agent never
     saw, so nothing the agent wrote into ``.git`` (hooks, filters, config) runs here.
+    One ``git diff`` gives both: its raw lines (``--patch-with-raw``) name each change's
+    status before the patch starts; a file renamed away counts as deleted.
     """
     where = ["--git-dir", str(git_dir), "--work-tree", str(work_tree)]
     git([*where, "add", "-A", "--", "."], cwd=work_tree)
-    diff = git(
-        [*where, "diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "HEAD"],
+    both = git(
+        [
+            *where,
+            "diff",
+            "--cached",
+            "--patch-with-raw",
+            "--binary",
+            "--no-color",
+            "--no-ext-diff",
+            "HEAD",
+        ],
         cwd=work_tree,
         output_cap=PATCH_CAP,
-    )
-    names = git(
-        [*where, "diff", "--cached", "--name-status", "--no-renames", "HEAD"], cwd=work_tree
-    )
-    deleted = [
-        line.split("\t", 1)[1] for line in names.stdout.splitlines() if line.startswith("D\t")
-    ]
-    return diff.stdout, deleted
+    ).stdout
+    raw, _, patch = both.partition("\n\n") if both.startswith(":") else ("", "", both)
+    return patch, _deleted(raw)
+
+
+def _deleted(raw: str) -> list[str]:
+    """Tracked paths gone in ``git diff --raw`` lines: deleted (``D``) or renamed away (``R``)."""
+    deleted = []
+    for line in raw.splitlines():
+        status, _, paths = line.partition("\t")
+        kind = status.rsplit(" ", 1)[-1][:1]
+        if kind in ("D", "R"):
+            deleted.append(paths.split("\t", 1)[0])
+    return deleted

@@ -9,6 +9,7 @@ forensics and the master is restored from the archive.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -143,11 +144,25 @@ class PristineStore:
         return pristine
 
 
+@functools.lru_cache(maxsize=256)
+def _members(archive: str, identity: tuple[int, int, int, int]) -> tuple[tarfile.TarInfo, ...]:
+    """The parsed member list of ``archive``, read once while the file stays the same one.
+
+    ``identity`` (inode, size, mtime, ctime) is part of the key: an archive replaced or
+    written to is parsed again. Every trial unpacks its archive twice, and parsing the
+    headers is most of what tarfile spends on a small tree.
+    """
+    with tarfile.open(archive) as tar:
+        return tuple(tar.getmembers())
+
+
 def unpack(pristine: Pristine, dest: Path, *, with_git: bool = True) -> None:
     """Unpack the pristine archive into ``dest`` (created), optionally without ``.git``."""
     dest.mkdir(parents=True, exist_ok=True)
+    st = pristine.archive.stat()
+    identity = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    members = list(_members(str(pristine.archive), identity))
     with tarfile.open(pristine.archive) as tar:
-        members = tar.getmembers()
         if not with_git:
             members = [
                 m for m in members if not (m.name == "./.git" or m.name.startswith("./.git/"))
