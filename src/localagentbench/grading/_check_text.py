@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from localagentbench.grading._checks import CheckContext, CheckOutcome, error, failed, passed
+from localagentbench.grading._check_base import CheckContext, CheckOutcome, error, failed, passed
 from localagentbench.grading._files import matches, read_text, regular_files
 from localagentbench.tasks import Check
 

@@ -7,7 +7,7 @@ import re
 import shutil
 from pathlib import Path
 
-from localagentbench.grading._checks import CheckContext, CheckOutcome, error, failed, passed
+from localagentbench.grading._check_base import CheckContext, CheckOutcome, error, failed, passed
 from localagentbench.grading._commands import run_commands
 from localagentbench.grading._files import DEFAULT_TEST_GLOBS, matches, read_bytes, regular_files
 from localagentbench.grading._transfer import private_copy
