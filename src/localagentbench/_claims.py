@@ -1,4 +1,8 @@
-"""Does the agent's final answer claim the task is done? (rule-based; a judge may refine it)"""
+"""Does the agent's final answer claim the task is done? (rule-based; a judge may refine it)
+
+Below every stage: an adapter's trajectory and the grader both ask it, and neither imports
+the other.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +17,8 @@ _NEGATIVE = re.compile(
     re.IGNORECASE,
 )
 _POSITIVE = re.compile(
-    r"\b(done|fixed|complete[d]?|finished|implemented|resolved|solved|all (the )?tests (now )?pass(ed)?|"
-    r"tests (now )?pass|successfully|ready)\b",
+    r"\b(done|fixed|complete[d]?|finished|implemented|resolved|solved|"
+    r"all (the )?tests (now )?pass(ed)?|tests (now )?pass|successfully|ready)\b",
     re.IGNORECASE,
 )
 
