@@ -4,7 +4,13 @@ A runner starts one `Gateway` per run, opens a route per trial, points the agent
 trial's URLs and reads the trial's `TrialStats` when it closes the trial.
 """
 
-from localagentbench.gateway._backend import BACKENDS, Backend, CallContext, make_backend
+from localagentbench.gateway._backend import (
+    BACKEND_GROUP,
+    BACKENDS,
+    Backend,
+    CallContext,
+    make_backend,
+)
 from localagentbench.gateway._errors import (
     BackendHTTPError,
     BackendUnavailable,
@@ -22,6 +28,7 @@ from localagentbench.gateway._server import DEFAULT_TRIAL, Gateway, TrialRoute
 from localagentbench.gateway._stats import RateLimitEvent, TrialSignal, TrialStats
 
 __all__ = [
+    "BACKEND_GROUP",
     "BACKENDS",
     "DEFAULT_TRIAL",
     "Backend",
