@@ -1,7 +1,8 @@
 """Model gateway: one local recording proxy for every agent's model traffic (SPEC section 4).
 
 A runner starts one `Gateway` per run, opens a route per trial, points the agent at the
-trial's URLs and reads the trial's `TrialStats` when it closes the trial.
+trial's URLs and reads the trial's `TrialStats` when it closes the trial. A model backend
+(built in, or a plug-in: docs/AGENTS.md) turns a canonical `ChatRequest` into `Event`s.
 """
 
 from localagentbench.gateway._backend import (
@@ -10,6 +11,18 @@ from localagentbench.gateway._backend import (
     Backend,
     CallContext,
     make_backend,
+)
+from localagentbench.gateway._canonical import (
+    ChatRequest,
+    Event,
+    Finish,
+    Message,
+    ReasoningDelta,
+    TextDelta,
+    ToolArgsDelta,
+    ToolCallStart,
+    ToolSpec,
+    Usage,
 )
 from localagentbench.gateway._errors import (
     BackendHTTPError,
@@ -28,8 +41,8 @@ from localagentbench.gateway._server import DEFAULT_TRIAL, Gateway, TrialRoute
 from localagentbench.gateway._stats import RateLimitEvent, TrialSignal, TrialStats
 
 __all__ = [
-    "BACKEND_GROUP",
     "BACKENDS",
+    "BACKEND_GROUP",
     "DEFAULT_TRIAL",
     "Backend",
     "BackendHTTPError",
@@ -37,18 +50,28 @@ __all__ = [
     "BadRequest",
     "CallContext",
     "CassetteDiverged",
+    "ChatRequest",
+    "Event",
+    "Finish",
     "Gateway",
     "GatewayError",
+    "Message",
     "ProbeResult",
     "RateLimitEvent",
+    "ReasoningDelta",
     "Script",
     "ScriptError",
     "Step",
+    "TextDelta",
+    "ToolArgsDelta",
+    "ToolCallStart",
+    "ToolSpec",
     "TrialNotFound",
     "TrialRoute",
     "TrialSignal",
     "TrialStats",
     "UnknownModel",
+    "Usage",
     "load_script",
     "make_backend",
     "probe",
