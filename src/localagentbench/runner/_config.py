@@ -72,7 +72,8 @@ class Configuration(BaseModel):
         return settings
 
     def resolved(self, base: Path) -> Configuration:
-        """This configuration with its command's paths and ``readonly`` absolute against ``base``."""
+        """This configuration with its command's paths and ``readonly`` made absolute against
+        ``base``."""
         update: dict[str, Any] = {}
         if self.command is not None:
             update["command"] = resolve_command(self.command, base)
