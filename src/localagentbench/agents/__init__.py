@@ -3,10 +3,17 @@
 from localagentbench.agents._cli import CliAgent, CliInfo, CliSettings
 from localagentbench.agents._command import script_index
 from localagentbench.agents._protocol import Agent, AgentContext, AgentOutcome, BaseAgent, last_line
-from localagentbench.agents._registry import AGENTS, AgentStatus, agent_statuses, make_agent
+from localagentbench.agents._registry import (
+    AGENT_GROUP,
+    AGENTS,
+    AgentStatus,
+    agent_statuses,
+    make_agent,
+)
 from localagentbench.agents._trajectory import AgentTokens, Step, ToolCall, Trajectory
 
 __all__ = [
+    "AGENT_GROUP",
     "AGENTS",
     "Agent",
     "AgentContext",

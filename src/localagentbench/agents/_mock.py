@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import time
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from localagentbench._proc import run_process
+from localagentbench import __version__
+from localagentbench._proc import ProcessResult, run_process
 from localagentbench.agents._protocol import (
     AgentContext,
     AgentOutcome,
     BaseAgent,
     settings_problem,
 )
-from localagentbench.errors import ConfigError
-from localagentbench.workspace import git
+from localagentbench.errors import ConfigError, InfraError
 
 __all__ = ["MockAgent", "MockSettings"]
 
@@ -42,8 +44,6 @@ class MockAgent(BaseAgent):
         self.settings = settings
 
     def version(self) -> str | None:
-        from localagentbench import __version__
-
         return __version__
 
     def run(self, ctx: AgentContext) -> AgentOutcome:
@@ -80,15 +80,32 @@ class MockAgent(BaseAgent):
         if reference.is_dir():
             shutil.copytree(reference, ctx.workspace, dirs_exist_ok=True, symlinks=True)
         else:
-            git(["apply", "--whitespace=nowarn", str(reference)], cwd=ctx.workspace)
+            _git(["apply", "--whitespace=nowarn", str(reference)], ctx.workspace)
         return "Done: applied the fix and the tests pass."
 
     def _break(self, ctx: AgentContext) -> str:
-        tracked = sorted(git(["ls-files", "-z"], cwd=ctx.workspace).stdout.split("\0"))
+        tracked = sorted(_git(["ls-files", "-z"], ctx.workspace).stdout.split("\0"))
         victims = [t for t in tracked if t]
         if victims:
             (ctx.workspace / victims[0]).unlink()
         return "Done: cleaned up the repository."
+
+
+def _git(args: list[str], workspace: Path) -> ProcessResult:
+    """Run git in the workspace as an agent would, with no user or system git config."""
+    env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "LC_ALL": "C",
+    }
+    argv = ["git", "-c", "core.autocrlf=false", "-c", "safe.directory=*", *args]
+    result = run_process(argv, cwd=workspace, env=env, timeout_s=120)
+    if not result.ok:
+        detail = result.start_error or (result.stderr.strip().splitlines() or ["no output"])[-1]
+        raise InfraError(f"mock agent: git {args[0]} failed in {workspace}: {detail}")
+    return result
 
 
 def make_mock(settings: dict[str, object]) -> MockAgent:

@@ -1,45 +1,55 @@
-"""Adapters by short name, imported lazily, failing helpfully."""
+"""Adapters by name, imported lazily, failing helpfully: built in, entry points, dotted paths."""
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, TypeGuard
 
+from localagentbench._plugins import Registry
+from localagentbench.agents._cli import CliAgent
 from localagentbench.agents._protocol import Agent
-from localagentbench.errors import ConfigError
+from localagentbench.errors import ConfigError, LabError
 
-__all__ = ["AGENTS", "AgentStatus", "agent_statuses", "make_agent"]
+__all__ = ["AGENTS", "AGENT_GROUP", "AgentStatus", "agent_statuses", "make_agent"]
 
-AGENTS: dict[str, str] = {
-    "mock": "localagentbench.agents._mock:make_mock",
-    "command": "localagentbench.agents._command:make_command",
-    "opencode": "localagentbench.agents._opencode:make_opencode",
-    "mini-swe-agent": "localagentbench.agents._mini_swe_agent:make_mini_swe_agent",
-    "aider": "localagentbench.agents._aider:make_aider",
-    "claude-code": "localagentbench.agents._claude_code:make_claude_code",
-    "codex": "localagentbench.agents._codex:make_codex",
-    "qwen-code": "localagentbench.agents._qwen_code:make_qwen_code",
-    "gemini": "localagentbench.agents._gemini:make_gemini",
-    "crush": "localagentbench.agents._crush:make_crush",
-    "openhands": "localagentbench.agents._openhands:make_openhands",
-}
-"""Short name -> "module:factory"; a factory takes the configuration's settings mapping."""
+AGENT_GROUP = "localagentbench.agents"
+"""The entry-point group an installed adapter registers its factory in."""
+
+
+def _is_agent(value: object) -> TypeGuard[Agent]:
+    return isinstance(value, Agent)
+
+
+AGENTS: Registry[Agent] = Registry(
+    kind="agent",
+    group=AGENT_GROUP,
+    built_in={
+        "mock": "localagentbench.agents._mock:make_mock",
+        "command": "localagentbench.agents._command:make_command",
+        "opencode": "localagentbench.agents._opencode:make_opencode",
+        "mini-swe-agent": "localagentbench.agents._mini_swe_agent:make_mini_swe_agent",
+        "aider": "localagentbench.agents._aider:make_aider",
+        "claude-code": "localagentbench.agents._claude_code:make_claude_code",
+        "codex": "localagentbench.agents._codex:make_codex",
+        "qwen-code": "localagentbench.agents._qwen_code:make_qwen_code",
+        "gemini": "localagentbench.agents._gemini:make_gemini",
+        "crush": "localagentbench.agents._crush:make_crush",
+        "openhands": "localagentbench.agents._openhands:make_openhands",
+    },
+    accepts=_is_agent,
+    product="an Agent (a `name` and a `run(ctx)` method)",
+    call="factory(settings: dict)",
+    error=ConfigError,
+)
+"""Adapter name -> factory taking the configuration's settings mapping (a dict)."""
 
 
 def make_agent(name: str, settings: Mapping[str, Any]) -> Agent:
-    """Build the adapter ``name`` from its settings; unknown names list the valid ones."""
-    target = AGENTS.get(name)
-    if target is None:
-        raise ConfigError(f"unknown agent {name!r}; valid: {', '.join(sorted(AGENTS))}")
-    module_name, factory_name = target.split(":")
-    factory = cast(
-        Callable[[dict[str, Any]], Agent],
-        getattr(importlib.import_module(module_name), factory_name),
-    )
-    return factory(dict(settings))
+    """Build the adapter ``name`` (a short name, an entry point or ``package.module:factory``)
+    from its settings; unknown names list the valid ones."""
+    return AGENTS.build(name, dict(settings))
 
 
 @dataclass(frozen=True)
@@ -50,9 +60,9 @@ class AgentStatus:
     found: bool
     version: str | None
     protocol: str | None
-    """The model API it speaks to the gateway (None: built in, or no model)."""
+    """The model API it speaks to the gateway (None: built in, plug-in, or no model)."""
     install: str | None
-    """The command that installs it (None: built in)."""
+    """The command that installs it (None: built in or plug-in)."""
     note: str | None = None
 
 
@@ -62,23 +72,57 @@ BUILT_IN = {
 }
 
 
-def agent_statuses(*, versions: bool = True) -> list[AgentStatus]:
-    """Every adapter: found here or not, its version (probed in parallel; skipped when
-    ``versions`` is False), protocol and install command."""
-    from localagentbench.agents._cli import CliAgent
+def _hook(agent: Agent, name: str) -> str | None:
+    """An optional adapter hook's answer (``available``, ``version``); None when it has none."""
+    method = getattr(agent, name, None)
+    value = method() if callable(method) else None
+    return str(value) if value is not None else None
 
-    cli_agents = [a for a in (make_agent(n, {}) for n in AGENTS if n not in BUILT_IN)
-                  if isinstance(a, CliAgent)]  # fmt: skip
-    found = {a.name: a.binary_path() is not None for a in cli_agents}
+
+def _found(agent: Agent) -> bool:
+    if isinstance(agent, CliAgent):
+        return agent.binary_path() is not None
+    return _hook(agent, "available") is None
+
+
+def agent_statuses(*, versions: bool = True) -> list[AgentStatus]:
+    """Every adapter, entry-point plug-ins included: found here or not, its version (probed
+    in parallel; skipped when ``versions`` is False), protocol and install command."""
+    built: dict[str, Agent] = {}
+    notes: dict[str, str | None] = {}
+    for name in AGENTS:
+        if name in BUILT_IN:
+            continue
+        plugin = AGENTS.plugin(name)
+        builtin = plugin.source == "built in"
+        notes[name] = None if builtin else f"plug-in: {plugin.source} ({plugin.target})"
+        try:
+            built[name] = make_agent(name, {})
+        except LabError as e:
+            if builtin:
+                raise
+            notes[name] = f"{notes[name]}; cannot build it with no settings: {e}"
+    found = {name: _found(agent) for name, agent in built.items()}
     probed: dict[str, str | None] = {}
     if versions:
         with ThreadPoolExecutor(max_workers=4) as pool:
-            futures = {a.name: pool.submit(a.version) for a in cli_agents if found[a.name]}
+            futures = {
+                name: pool.submit(_hook, agent, "version")
+                for name, agent in built.items()
+                if found[name]
+            }
             probed = {name: future.result() for name, future in futures.items()}
     statuses = [AgentStatus(name, True, None, None, None, BUILT_IN[name]) for name in BUILT_IN]
-    for agent in cli_agents:
-        info = agent.info
-        note = None if info.tested_here else "untested here: built from its documentation"
-        statuses.append(AgentStatus(agent.name, found[agent.name], probed.get(agent.name),
-                                    info.protocol, info.install, note))  # fmt: skip
+    for name, note in notes.items():
+        agent = built.get(name)
+        protocol = install = None
+        if isinstance(agent, CliAgent):
+            protocol, install = agent.info.protocol, agent.info.install
+            if not agent.info.tested_here:
+                note = "; ".join(
+                    x for x in (note, "untested here: built from its documentation") if x
+                )
+        statuses.append(
+            AgentStatus(name, found.get(name, False), probed.get(name), protocol, install, note)
+        )
     return statuses

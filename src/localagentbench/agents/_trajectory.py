@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from localagentbench.grading import claims_done
+from localagentbench._claims import claims_done
 
 __all__ = ["AgentTokens", "Step", "ToolCall", "Trajectory"]
 

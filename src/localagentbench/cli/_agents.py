@@ -1,4 +1,5 @@
-"""`agents`: the adapters, whether each is installed here, its version and protocol."""
+"""`agents`: the adapters (plug-ins included), whether each is installed here, its version
+and protocol."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ def agents(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list.")] = False,
 ) -> None:
     """List agent adapters: found here or not, version, the protocol each speaks to the
-    gateway, and the command that installs a missing one.
+    gateway, and the command that installs a missing one. Adapters installed as plug-ins
+    (entry point group `localagentbench.agents`) are listed after the built-in ones.
 
     Example: localagentbench agents --json
     """

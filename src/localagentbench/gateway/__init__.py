@@ -1,10 +1,29 @@
 """Model gateway: one local recording proxy for every agent's model traffic (SPEC section 4).
 
 A runner starts one `Gateway` per run, opens a route per trial, points the agent at the
-trial's URLs and reads the trial's `TrialStats` when it closes the trial.
+trial's URLs and reads the trial's `TrialStats` when it closes the trial. A model backend
+(built in, or a plug-in: docs/AGENTS.md) turns a canonical `ChatRequest` into `Event`s.
 """
 
-from localagentbench.gateway._backend import BACKENDS, Backend, CallContext, make_backend
+from localagentbench.gateway._backend import (
+    BACKEND_GROUP,
+    BACKENDS,
+    Backend,
+    CallContext,
+    make_backend,
+)
+from localagentbench.gateway._canonical import (
+    ChatRequest,
+    Event,
+    Finish,
+    Message,
+    ReasoningDelta,
+    TextDelta,
+    ToolArgsDelta,
+    ToolCallStart,
+    ToolSpec,
+    Usage,
+)
 from localagentbench.gateway._errors import (
     BackendHTTPError,
     BackendUnavailable,
@@ -23,6 +42,7 @@ from localagentbench.gateway._stats import RateLimitEvent, TrialSignal, TrialSta
 
 __all__ = [
     "BACKENDS",
+    "BACKEND_GROUP",
     "DEFAULT_TRIAL",
     "Backend",
     "BackendHTTPError",
@@ -30,18 +50,28 @@ __all__ = [
     "BadRequest",
     "CallContext",
     "CassetteDiverged",
+    "ChatRequest",
+    "Event",
+    "Finish",
     "Gateway",
     "GatewayError",
+    "Message",
     "ProbeResult",
     "RateLimitEvent",
+    "ReasoningDelta",
     "Script",
     "ScriptError",
     "Step",
+    "TextDelta",
+    "ToolArgsDelta",
+    "ToolCallStart",
+    "ToolSpec",
     "TrialNotFound",
     "TrialRoute",
     "TrialSignal",
     "TrialStats",
     "UnknownModel",
+    "Usage",
     "load_script",
     "make_backend",
     "probe",

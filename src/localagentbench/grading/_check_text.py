@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from localagentbench.grading._checks import CheckContext, CheckOutcome, error, failed, passed
+from localagentbench.grading._check_base import CheckContext, CheckOutcome, error, failed, passed
 from localagentbench.grading._files import matches, read_text, regular_files
 from localagentbench.tasks import Check
 
@@ -88,8 +88,10 @@ def item_set(check: Check, ctx: CheckContext) -> CheckOutcome:
         "missing": sorted(expected - listed)[:20],
         "unexpected": sorted(listed - expected)[:20],
     }
-    summary = (f"{where}: precision {precision:.2f} (min {check.min_precision:g}), "
-               f"recall {recall:.2f} (min {check.min_recall:g})")  # fmt: skip
+    summary = (
+        f"{where}: precision {precision:.2f} (min {check.min_precision:g}), "
+        f"recall {recall:.2f} (min {check.min_recall:g})"
+    )
     if precision >= check.min_precision and recall >= check.min_recall:
         return passed(summary, **figures)
     return failed(summary, **figures)

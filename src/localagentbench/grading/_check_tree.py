@@ -1,4 +1,6 @@
-"""Check kinds over the tree: `command`, `diff-range`, `tests-preserved`, `regression-test-added`."""
+"""Check kinds over the tree: `command`, `diff-range`, `tests-preserved` and
+`regression-test-added`.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import re
 import shutil
 from pathlib import Path
 
-from localagentbench.grading._checks import CheckContext, CheckOutcome, error, failed, passed
+from localagentbench.grading._check_base import CheckContext, CheckOutcome, error, failed, passed
 from localagentbench.grading._commands import run_commands
 from localagentbench.grading._files import DEFAULT_TEST_GLOBS, matches, read_bytes, regular_files
 from localagentbench.grading._transfer import private_copy
@@ -38,8 +40,15 @@ def _need_pristine(ctx: CheckContext) -> CheckOutcome | None:
 
 def command(check: Check, ctx: CheckContext) -> CheckOutcome:
     assert check.command is not None
-    ran = run_commands(check.command, timeout_s=check.timeout_s, cwd=ctx.tree, jail=ctx.jail,
-                       log_dir=ctx.log_dir, label=ctx.label, cancel=ctx.cancel)  # fmt: skip
+    ran = run_commands(
+        check.command,
+        timeout_s=check.timeout_s,
+        cwd=ctx.tree,
+        jail=ctx.jail,
+        log_dir=ctx.log_dir,
+        label=ctx.label,
+        cancel=ctx.cancel,
+    )
     return passed("all commands exited 0") if ran.passed else failed(ran.reason)
 
 
@@ -100,8 +109,9 @@ def diff_range(check: Check, ctx: CheckContext) -> CheckOutcome:
         if bad:
             outside.append(f"{rel}:{bad[0][0]}-{bad[0][1]}")
     if outside:
-        return failed(f"changes outside the allowed ranges: {', '.join(outside[:5])}",
-                      outside=outside[:50])  # fmt: skip
+        return failed(
+            f"changes outside the allowed ranges: {', '.join(outside[:5])}", outside=outside[:50]
+        )
     return passed("every change is inside the allowed files and line ranges")
 
 
@@ -144,8 +154,11 @@ def regression_test_added(check: Check, ctx: CheckContext) -> CheckOutcome:
         if not matches(rel, globs):
             continue
         new = read_bytes(path) or b""
-        old_tests = count_tests((read_bytes(before[rel]) or b"").decode("utf-8", "replace"))[0] \
-            if rel in before else 0  # fmt: skip
+        old_tests = (
+            count_tests((read_bytes(before[rel]) or b"").decode("utf-8", "replace"))[0]
+            if rel in before
+            else 0
+        )
         if count_tests(new.decode("utf-8", "replace"))[0] > old_tests:
             added[rel] = new
     if not added:
@@ -160,18 +173,29 @@ def regression_test_added(check: Check, ctx: CheckContext) -> CheckOutcome:
     for rel, data in added.items():
         (base / rel).parent.mkdir(parents=True, exist_ok=True)
         (base / rel).write_bytes(data)
-    commands = [[a for arg in argv for a in (sorted(added) if arg == "{tests}" else [arg])]
-                for argv in check.command]  # fmt: skip
+    commands = [
+        [a for arg in argv for a in (sorted(added) if arg == "{tests}" else [arg])]
+        for argv in check.command
+    ]
 
     def ran(cwd_label: str, cwd: Path) -> bool:
-        return run_commands(commands, timeout_s=check.timeout_s, cwd=cwd, jail=ctx.jail,
-                            log_dir=ctx.log_dir, label=f"{ctx.label}-{cwd_label}",
-                            cancel=ctx.cancel).passed  # fmt: skip
+        return run_commands(
+            commands,
+            timeout_s=check.timeout_s,
+            cwd=cwd,
+            jail=ctx.jail,
+            log_dir=ctx.log_dir,
+            label=f"{ctx.label}-{cwd_label}",
+            cancel=ctx.cancel,
+        ).passed
 
     if ran("pristine-with-new-tests", base):
-        return failed("the new tests pass on the pristine code: they do not catch the bug",
-                      files=sorted(added))  # fmt: skip
+        return failed(
+            "the new tests pass on the pristine code: they do not catch the bug",
+            files=sorted(added),
+        )
     if not ran("agent", ctx.tree):
         return failed("the new tests do not pass on the agent's code", files=sorted(added))
-    return passed("new tests fail on the pristine code and pass on the agent's",
-                  files=sorted(added))  # fmt: skip
+    return passed(
+        "new tests fail on the pristine code and pass on the agent's", files=sorted(added)
+    )

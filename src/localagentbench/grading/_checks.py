@@ -1,83 +1,28 @@
 """Check kinds: a declarative table of small functions behind one Protocol.
 
-Each kind takes the task's ``Check`` and a ``CheckContext`` and returns a
-``CheckOutcome``: a status (``passed``, ``failed``, or ``error`` when the
-check could not be evaluated) and a one-line reason. The grader turns that
-into the record's ``CheckResult``.
+The shared types are in ``_check_base``; the kinds over text in ``_check_text``, over the
+tree in ``_check_tree``. The grader runs a task's checks through ``run_check``, which turns
+a kind's ``CheckOutcome`` into the record's ``CheckResult``.
 """
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol
-
-from localagentbench.grading._jail import GradingJail
-from localagentbench.grading._results import CheckResult, CheckStatus
+from localagentbench.grading._check_base import CheckContext, CheckKind, CheckOutcome, error
+from localagentbench.grading._check_text import absent, contains, item_set
+from localagentbench.grading._check_tree import (
+    command,
+    diff_range,
+    regression_test_added,
+    tests_preserved,
+)
+from localagentbench.grading._results import CheckResult
 from localagentbench.tasks import Check
 
 __all__ = ["CheckContext", "CheckKind", "CheckOutcome", "check_kinds", "run_check"]
 
 
-@dataclass(frozen=True)
-class CheckContext:
-    """What a check may look at. Nothing here is trusted: the agent wrote ``workspace``."""
-
-    workspace: Path
-    """The agent's files as it left them (read without following links)."""
-    tree: Path
-    """Private copy of the workspace with held-out tests injected: commands run here."""
-    pristine: Path | None
-    """The task's pristine tree (no ``.git``); None when the caller has none."""
-    final_answer: str | None
-    jail: GradingJail
-    """Where commands run (the run's sandbox, no network, a private HOME)."""
-    log_dir: Path
-    scratch: Path
-    """Private scratch folder for this check."""
-    label: str
-    """Prefix for this check's log files."""
-    cancel: threading.Event | None = None
-
-
-@dataclass(frozen=True)
-class CheckOutcome:
-    """A check's status and reason (and figures such as precision and recall)."""
-
-    status: CheckStatus
-    reason: str
-    details: dict[str, Any] = field(default_factory=dict)
-
-
-class CheckKind(Protocol):
-    """One check kind: evaluate ``check`` against ``ctx``."""
-
-    def __call__(self, check: Check, ctx: CheckContext) -> CheckOutcome: ...
-
-
-def passed(reason: str, **details: Any) -> CheckOutcome:
-    return CheckOutcome("passed", reason, details)
-
-
-def failed(reason: str, **details: Any) -> CheckOutcome:
-    return CheckOutcome("failed", reason, details)
-
-
-def error(reason: str, **details: Any) -> CheckOutcome:
-    return CheckOutcome("error", reason, details)
-
-
 def check_kinds() -> dict[str, CheckKind]:
     """Kind name -> implementation (the table is built on call: no module-level state)."""
-    from localagentbench.grading._check_text import absent, contains, item_set
-    from localagentbench.grading._check_tree import (
-        command,
-        diff_range,
-        regression_test_added,
-        tests_preserved,
-    )
-
     return {
         "command": command,
         "contains": contains,

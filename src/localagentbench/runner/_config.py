@@ -35,7 +35,8 @@ class Configuration(BaseModel):
     id: str = Field(pattern=_ID)
     """Unique name; part of every trial id."""
     agent: str
-    """Adapter short name (`localagentbench agents` lists them)."""
+    """Adapter name: a short name or entry point (`localagentbench agents` lists them), or
+    `package.module:factory`."""
     model: str | None = None
     """Model id as the gateway understands it, e.g. `ollama/qwen2.5-coder:7b`."""
     settings: dict[str, Any] = Field(default_factory=dict)
@@ -71,7 +72,8 @@ class Configuration(BaseModel):
         return settings
 
     def resolved(self, base: Path) -> Configuration:
-        """This configuration with its command's paths and ``readonly`` absolute against ``base``."""
+        """This configuration with its command's paths and ``readonly`` made absolute against
+        ``base``."""
         update: dict[str, Any] = {}
         if self.command is not None:
             update["command"] = resolve_command(self.command, base)

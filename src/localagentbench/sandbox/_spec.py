@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from localagentbench.errors import LabError
-
-if TYPE_CHECKING:
-    from localagentbench.sandbox._wrapped import Wrapped
+from localagentbench.sandbox._errors import SandboxError, SandboxUnavailableError
+from localagentbench.sandbox._wrapped import Wrapped
 
 __all__ = [
     "NOBODY_UID",
@@ -23,14 +21,6 @@ __all__ = [
 
 NOBODY_UID = 65534
 """The agent's uid and gid when the harness runs as root and the spec names none."""
-
-
-class SandboxError(LabError):
-    """A sandbox could not be set up as asked (bad spec, failed preparation)."""
-
-
-class SandboxUnavailableError(SandboxError):
-    """The requested backend cannot run on this machine; the message says what to install."""
 
 
 class SandboxSpec(BaseModel):

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
-from localagentbench.sandbox._spec import SandboxError
+from localagentbench.sandbox._errors import SandboxError
 from localagentbench.workspace import mark_owner
 
 __all__ = [
