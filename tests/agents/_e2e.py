@@ -67,8 +67,13 @@ def write_step(content: str) -> dict[str, Any]:
     }
 
 
-def script(tmp_path: Path, content: str = FIXED, *, finish: list[dict[str, Any]] | None = None,
-           name: str = "fix-add") -> tuple[str, int]:  # fmt: skip
+def script(
+    tmp_path: Path,
+    content: str = FIXED,
+    *,
+    finish: list[dict[str, Any]] | None = None,
+    name: str = "fix-add",
+) -> tuple[str, int]:
     """A scripted model file in tmp_path: (model id, main steps)."""
     steps = [read_step(), write_step(content), *(finish or [{"text": DONE}])]
     path = tmp_path / f"{name}.yaml"
@@ -113,8 +118,9 @@ def require(agent: str) -> None:
         pytest.skip(problem)
 
 
-def run_agent(agent: str, model: str, suite: Path, out: Path,
-              settings: dict[str, Any] | None = None) -> Trial:  # fmt: skip
+def run_agent(
+    agent: str, model: str, suite: Path, out: Path, settings: dict[str, Any] | None = None
+) -> Trial:
     config = Configuration(id="cfg", agent=agent, model=model, settings=settings or {})
     started = time.monotonic()
     result = execute(RunOptions(tasks_dir=suite, configurations=[config], out=out, max_reruns=0))
@@ -153,8 +159,9 @@ class Direct:
     workspace: Path
 
 
-def run_direct(agent: str, model: str, task_root: Path, tmp_path: Path,
-               settings: dict[str, Any] | None = None) -> Direct:  # fmt: skip
+def run_direct(
+    agent: str, model: str, task_root: Path, tmp_path: Path, settings: dict[str, Any] | None = None
+) -> Direct:
     """Run the adapter on a copy of the task's repo with a gateway of its own, no runner:
     for models the runner would refuse to start with (its proof request would fail)."""
     [task] = load_tasks(task_root.parent, [task_root.name])
@@ -162,11 +169,23 @@ def run_direct(agent: str, model: str, task_root: Path, tmp_path: Path,
     shutil.copytree(task_root / "repo", workspace)
     home.mkdir()
     with Gateway() as gateway:
-        route = gateway.open_trial("direct", model=model, workspace=workspace,
-                                   log_path=tmp_path / "direct" / "gateway.jsonl")  # fmt: skip
-        ctx = AgentContext(trial_id="direct", task=task, workspace=workspace, home=home,
-                           model=model, timeout_s=180, route=route, gateway_port=gateway.port,
-                           sandbox=select(None))  # fmt: skip
+        route = gateway.open_trial(
+            "direct",
+            model=model,
+            workspace=workspace,
+            log_path=tmp_path / "direct" / "gateway.jsonl",
+        )
+        ctx = AgentContext(
+            trial_id="direct",
+            task=task,
+            workspace=workspace,
+            home=home,
+            model=model,
+            timeout_s=180,
+            route=route,
+            gateway_port=gateway.port,
+            sandbox=select(None),
+        )
         outcome = make_agent(agent, settings or {}).run(ctx)
         stats = gateway.close_trial("direct")
     return Direct(outcome, stats.requests, workspace)

@@ -25,11 +25,13 @@ from ._e2e import (
 def _script(tmp_path: Path, content: str, name: str = "aider") -> str:
     """Two replies: naming calc.py (aider adds it to the chat and asks again), then the
     whole new calc.py in aider's file-listing format and the claim."""
-    steps = [{"text": "The bug is in calc.py."},
-             {"text": f"calc.py\n```\n{content}```\n\n{DONE}"}]  # fmt: skip
+    steps = [{"text": "The bug is in calc.py."}, {"text": f"calc.py\n```\n{content}```\n\n{DONE}"}]
     path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump({"name": name, "steps": steps,
-                                    "usage": {"prompt_tokens": 100, "completion_tokens": 20}}))  # fmt: skip
+    path.write_text(
+        yaml.safe_dump(
+            {"name": name, "steps": steps, "usage": {"prompt_tokens": 100, "completion_tokens": 20}}
+        )
+    )
     return f"scripted/{path}"
 
 
@@ -69,8 +71,11 @@ def test_aider_exit_0_after_every_model_call_failed_is_recorded_as_exit_1(
     require("aider")
     root = make_task()
     path = tmp_path / "refuse.yaml"
-    path.write_text(yaml.safe_dump({"name": "refuse", "steps": [
-        {"error": {"status": 400, "message": "scripted refusal"}}]}))  # fmt: skip
+    path.write_text(
+        yaml.safe_dump(
+            {"name": "refuse", "steps": [{"error": {"status": 400, "message": "scripted refusal"}}]}
+        )
+    )
     run = run_direct("aider", f"scripted/{path}", root, tmp_path)
     assert "scripted refusal" in run.outcome.stdout + run.outcome.stderr
     assert run.outcome.exit_code == 1, run.outcome.stdout

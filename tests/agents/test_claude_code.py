@@ -66,15 +66,17 @@ def test_claude_code_refuses_to_write_a_file_it_has_not_read(make_task, tmp_path
 
 
 def test_tool_errors_and_the_result_event_are_parsed() -> None:
-    stdout = "\n".join([
-        '{"type":"system","subtype":"init"}',
-        '{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"Editing."},'
-        '{"type":"tool_use","id":"t1","name":"Edit","input":{"file_path":"a.py"}}]}}',
-        '{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1",'
-        '"is_error":true,"content":"File has not been read yet."}]}}',
-        '{"type":"result","subtype":"success","is_error":false,"result":"I could not edit it.",'
-        '"usage":{"input_tokens":10,"cache_read_input_tokens":5,"output_tokens":3}}',
-    ])  # fmt: skip
+    stdout = "\n".join(
+        [
+            '{"type":"system","subtype":"init"}',
+            '{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"Editing."},'
+            '{"type":"tool_use","id":"t1","name":"Edit","input":{"file_path":"a.py"}}]}}',
+            '{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1",'
+            '"is_error":true,"content":"File has not been read yet."}]}}',
+            '{"type":"result","subtype":"success","is_error":false,"result":"I could not edit it.",'
+            '"usage":{"input_tokens":10,"cache_read_input_tokens":5,"output_tokens":3}}',
+        ]
+    )
     trajectory = parse_stream(stdout)
     [call] = trajectory.calls()
     assert (call.name, call.ok, call.detail) == ("Edit", False, "File has not been read yet.")

@@ -39,14 +39,16 @@ def test_codex_wrong_edit_claimed_done_is_false_success(make_task, tmp_path: Pat
 
 
 def test_failed_command_and_usage_are_parsed() -> None:
-    stdout = "\n".join([
-        '{"type":"thread.started","thread_id":"x"}',
-        '{"type":"item.completed","item":{"id":"i0","type":"agent_message","text":"Running."}}',
-        '{"type":"item.completed","item":{"id":"i1","type":"command_execution",'
-        '"command":"pytest","aggregated_output":"1 failed","exit_code":1,"status":"failed"}}',
-        '{"type":"turn.completed","usage":{"input_tokens":50,"cached_input_tokens":0,'
-        '"output_tokens":7}}',
-    ])  # fmt: skip
+    stdout = "\n".join(
+        [
+            '{"type":"thread.started","thread_id":"x"}',
+            '{"type":"item.completed","item":{"id":"i0","type":"agent_message","text":"Running."}}',
+            '{"type":"item.completed","item":{"id":"i1","type":"command_execution",'
+            '"command":"pytest","aggregated_output":"1 failed","exit_code":1,"status":"failed"}}',
+            '{"type":"turn.completed","usage":{"input_tokens":50,"cached_input_tokens":0,'
+            '"output_tokens":7}}',
+        ]
+    )
     trajectory = parse_events(stdout)
     [call] = trajectory.calls()
     assert (call.name, call.ok, call.detail) == ("shell", False, "pytest")

@@ -18,11 +18,19 @@ def _context(make_task, tmp_path: Path, gateway: Gateway) -> AgentContext:
     workspace, home = tmp_path / "work", tmp_path / "home"
     workspace.mkdir()
     home.mkdir()
-    route = gateway.open_trial("t", model="scripted/fix-greeting", workspace=workspace,
-                               log_path=tmp_path / "gateway.jsonl")  # fmt: skip
-    return AgentContext(trial_id="t", task=task, workspace=workspace, home=home,
-                        model="scripted/fix-greeting", timeout_s=60, route=route,
-                        gateway_port=gateway.port)  # fmt: skip
+    route = gateway.open_trial(
+        "t", model="scripted/fix-greeting", workspace=workspace, log_path=tmp_path / "gateway.jsonl"
+    )
+    return AgentContext(
+        trial_id="t",
+        task=task,
+        workspace=workspace,
+        home=home,
+        model="scripted/fix-greeting",
+        timeout_s=60,
+        route=route,
+        gateway_port=gateway.port,
+    )
 
 
 def test_crush_command_line_and_config_stay_out_of_the_workspace(make_task, tmp_path: Path) -> None:
@@ -44,8 +52,12 @@ def test_crush_command_line_and_config_stay_out_of_the_workspace(make_task, tmp_
     provider = config["providers"]["lab"]
     assert provider["type"] == "openai-compat"
     assert provider["base_url"] == ctx.route.openai_base_url
-    assert config["models"]["large"] == {"provider": "lab", "model": "lab-model",
-                                         "max_tokens": 2048, "reasoning_effort": "low"}  # fmt: skip
+    assert config["models"]["large"] == {
+        "provider": "lab",
+        "model": "lab-model",
+        "max_tokens": 2048,
+        "reasoning_effort": "low",
+    }
     assert "fetch" in config["options"]["disabled_tools"]
 
 
@@ -65,15 +77,36 @@ def test_session_database_gives_steps_tool_calls_and_tokens(tmp_path: Path) -> N
 
     rows = [
         ("user", parts({"type": "text", "data": {"text": "fix it"}})),
-        ("assistant", parts({"type": "text", "data": {"text": "Editing."}},
-                            {"type": "tool_call", "data": {"id": "c1", "name": "edit",
-                                                           "input": "{}"}})),
-        ("tool", parts({"type": "tool_result", "data": {"tool_call_id": "c1", "name": "edit",
-                                                        "content": "no match", "is_error": True}})),
-        ("assistant", parts({"type": "text", "data": {"text": "Done: fixed."}},
-                            {"type": "finish", "data": {"reason": "end_turn"}})),
+        (
+            "assistant",
+            parts(
+                {"type": "text", "data": {"text": "Editing."}},
+                {"type": "tool_call", "data": {"id": "c1", "name": "edit", "input": "{}"}},
+            ),
+        ),
+        (
+            "tool",
+            parts(
+                {
+                    "type": "tool_result",
+                    "data": {
+                        "tool_call_id": "c1",
+                        "name": "edit",
+                        "content": "no match",
+                        "is_error": True,
+                    },
+                }
+            ),
+        ),
+        (
+            "assistant",
+            parts(
+                {"type": "text", "data": {"text": "Done: fixed."}},
+                {"type": "finish", "data": {"reason": "end_turn"}},
+            ),
+        ),
         ("assistant", b"\x28\xb5\x2f\xfd compressed"),
-    ]  # fmt: skip
+    ]
     trajectory = parse_session(_database(tmp_path / "crush.db", rows))
     assert [s.text for s in trajectory.steps] == ["Editing.", "Done: fixed."]
     [call] = trajectory.calls()

@@ -36,16 +36,18 @@ def test_gemini_wrong_edit_claimed_done_is_false_success(make_task, tmp_path: Pa
 
 
 def test_deltas_join_and_failed_tools_count() -> None:
-    stdout = "\n".join([
-        '{"type":"init","model":"m"}',
-        '{"type":"message","role":"user","content":"fix"}',
-        '{"type":"message","role":"assistant","content":"Edit","delta":true}',
-        '{"type":"message","role":"assistant","content":"ing.","delta":true}',
-        '{"type":"tool_use","tool_name":"replace","tool_id":"r1","parameters":{}}',
-        '{"type":"tool_result","tool_id":"r1","status":"error","error":{"message":"no match"}}',
-        '{"type":"message","role":"assistant","content":"I gave up.","delta":true}',
-        '{"type":"result","status":"success","stats":{"input_tokens":9,"output_tokens":4}}',
-    ])  # fmt: skip
+    stdout = "\n".join(
+        [
+            '{"type":"init","model":"m"}',
+            '{"type":"message","role":"user","content":"fix"}',
+            '{"type":"message","role":"assistant","content":"Edit","delta":true}',
+            '{"type":"message","role":"assistant","content":"ing.","delta":true}',
+            '{"type":"tool_use","tool_name":"replace","tool_id":"r1","parameters":{}}',
+            '{"type":"tool_result","tool_id":"r1","status":"error","error":{"message":"no match"}}',
+            '{"type":"message","role":"assistant","content":"I gave up.","delta":true}',
+            '{"type":"result","status":"success","stats":{"input_tokens":9,"output_tokens":4}}',
+        ]
+    )
     trajectory = parse_events(stdout)
     assert [s.text for s in trajectory.steps] == ["Editing.", "I gave up."]
     assert trajectory.failed_tool_calls == 1

@@ -11,9 +11,13 @@ from localagentbench.agents._mini_swe_agent import parse_trajectory
 from ._e2e import WRONG, assert_false_success, assert_fixed, require, run_agent, script
 
 FINISH = [
-    {"text": "The fix is in; I submit.",
-     "tool_calls": [{"name": "bash", "args": {"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}}]},
-]  # fmt: skip
+    {
+        "text": "The fix is in; I submit.",
+        "tool_calls": [
+            {"name": "bash", "args": {"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}}
+        ],
+    },
+]
 
 
 @pytest.mark.slow
@@ -45,11 +49,14 @@ def test_without_the_completion_command_there_is_no_claim() -> None:
     data = {
         "info": {"exit_status": "LimitsExceeded", "submission": ""},
         "messages": [
-            {"role": "assistant", "content": "Trying.",
-             "tool_calls": [{"id": "c1", "function": {"name": "bash", "arguments": "{}"}}]},
+            {
+                "role": "assistant",
+                "content": "Trying.",
+                "tool_calls": [{"id": "c1", "function": {"name": "bash", "arguments": "{}"}}],
+            },
             {"role": "tool", "tool_call_id": "c1", "content": '{"returncode": 2, "output": "x"}'},
         ],
-    }  # fmt: skip
+    }
     trajectory = parse_trajectory(data)
     assert trajectory.failed_tool_calls == 1
     assert not trajectory.completion_claim

@@ -37,13 +37,16 @@ def test_opencode_wrong_edit_claimed_done_is_false_success(make_task, tmp_path: 
 
 
 def test_failed_tool_call_is_counted() -> None:
-    events = "\n".join([
-        '{"type":"step_start","part":{}}',
-        '{"type":"tool_use","part":{"tool":"edit","state":{"status":"error","error":"no match"}}}',
-        '{"type":"step_finish","part":{"tokens":{"input":5,"output":2}}}',
-        '{"type":"step_start","part":{}}',
-        '{"type":"text","part":{"text":"I could not finish."}}',
-    ])  # fmt: skip
+    events = "\n".join(
+        [
+            '{"type":"step_start","part":{}}',
+            '{"type":"tool_use","part":{"tool":"edit",'
+            '"state":{"status":"error","error":"no match"}}}',
+            '{"type":"step_finish","part":{"tokens":{"input":5,"output":2}}}',
+            '{"type":"step_start","part":{}}',
+            '{"type":"text","part":{"text":"I could not finish."}}',
+        ]
+    )
     trajectory = parse_events(events)
     assert trajectory.failed_tool_calls == 1
     assert trajectory.calls()[0].detail == "no match"

@@ -19,17 +19,27 @@ RISK = {"security_risk": "LOW"}
 
 
 def _script(tmp_path: Path, new: str, name: str = "openhands") -> tuple[str, int]:
-    editor = {"command": "str_replace", "path": "{workspace}/calc.py",
-              "old_str": "return a - b", "new_str": new, **RISK}  # fmt: skip
+    editor = {
+        "command": "str_replace",
+        "path": "{workspace}/calc.py",
+        "old_str": "return a - b",
+        "new_str": new,
+        **RISK,
+    }
     steps: list[dict[str, Any]] = [
-        {"text": "I will read calc.py first.",
-         "tool_calls": [{"name": "terminal", "args": {"command": "cat calc.py", **RISK}}]},
+        {
+            "text": "I will read calc.py first.",
+            "tool_calls": [{"name": "terminal", "args": {"command": "cat calc.py", **RISK}}],
+        },
         {"text": "Now I fix add.", "tool_calls": [{"name": "file_editor", "args": editor}]},
         {"text": "Finishing.", "tool_calls": [{"name": "finish", "args": {"message": DONE}}]},
-    ]  # fmt: skip
+    ]
     path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump({"name": name, "steps": steps,
-                                    "usage": {"prompt_tokens": 100, "completion_tokens": 20}}))  # fmt: skip
+    path.write_text(
+        yaml.safe_dump(
+            {"name": name, "steps": steps, "usage": {"prompt_tokens": 100, "completion_tokens": 20}}
+        )
+    )
     return f"scripted/{path}", len(steps)
 
 
@@ -56,16 +66,18 @@ def test_openhands_wrong_edit_finished_is_false_success(make_task, tmp_path: Pat
 
 
 def test_refused_calls_and_the_finish_message_are_parsed() -> None:
-    stdout = "\n".join([
-        "Initializing agent...",
-        '{"kind":"ActionEvent","source":"agent","llm_response_id":"r1","tool_name":"terminal",'
-        '"tool_call_id":"c1","thought":[{"type":"text","text":"Reading."}],"action":null,'
-        '"tool_call":{"arguments":"{}"}}',
-        '{"kind":"AgentErrorEvent","source":"agent","tool_call_id":"c1","error":"no risk"}',
-        '{"kind":"ActionEvent","source":"agent","llm_response_id":"r2","tool_name":"finish",'
-        '"tool_call_id":"c2","thought":[],"action":{"message":"I could not do it.",'
-        '"kind":"FinishAction"}}',
-    ])  # fmt: skip
+    stdout = "\n".join(
+        [
+            "Initializing agent...",
+            '{"kind":"ActionEvent","source":"agent","llm_response_id":"r1","tool_name":"terminal",'
+            '"tool_call_id":"c1","thought":[{"type":"text","text":"Reading."}],"action":null,'
+            '"tool_call":{"arguments":"{}"}}',
+            '{"kind":"AgentErrorEvent","source":"agent","tool_call_id":"c1","error":"no risk"}',
+            '{"kind":"ActionEvent","source":"agent","llm_response_id":"r2","tool_name":"finish",'
+            '"tool_call_id":"c2","thought":[],"action":{"message":"I could not do it.",'
+            '"kind":"FinishAction"}}',
+        ]
+    )
     trajectory = parse_events(stdout)
     assert [(c.name, c.ok) for c in trajectory.calls()] == [("terminal", False), ("finish", True)]
     assert trajectory.final_answer == "I could not do it."

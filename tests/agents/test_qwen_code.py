@@ -49,8 +49,14 @@ def test_qwen_code_refused_edit_exits_0_but_is_a_failed_call(make_task, tmp_path
     """An edit whose old text is not in the file is refused; qwen still exits 0."""
     require("qwen-code")
     make_task()
-    edit = {"name": "edit", "args": {"file_path": "{workspace}/calc.py",
-                                     "old_string": "return a ~ b", "new_string": "return a + b"}}  # fmt: skip
+    edit = {
+        "name": "edit",
+        "args": {
+            "file_path": "{workspace}/calc.py",
+            "old_string": "return a ~ b",
+            "new_string": "return a + b",
+        },
+    }
     path = tmp_path / "refused.yaml"
     steps = [read_step(), {"text": "Editing.", "tool_calls": [edit]}, {"text": DONE}]
     path.write_text(yaml.safe_dump({"name": "refused", "steps": steps}))

@@ -11,8 +11,17 @@ import yaml
 from localagentbench.agents import AGENTS, CliAgent, agent_statuses, make_agent
 from localagentbench.errors import ConfigError
 
-CLI_AGENTS = ["opencode", "aider", "mini-swe-agent", "claude-code", "codex", "qwen-code",
-              "gemini", "crush", "openhands"]  # fmt: skip
+CLI_AGENTS = [
+    "opencode",
+    "aider",
+    "mini-swe-agent",
+    "claude-code",
+    "codex",
+    "qwen-code",
+    "gemini",
+    "crush",
+    "openhands",
+]
 INSTALLS = {
     "opencode": "npm i -g opencode-ai",
     "aider": "pip install aider-chat",
@@ -53,11 +62,28 @@ def test_a_run_with_a_missing_agent_says_how_to_install_it_and_counts_no_trial(
 ) -> None:
     make_task()
     matrix = tmp_path / "matrix.yaml"
-    matrix.write_text(yaml.safe_dump({"configurations": {"oc": {
-        "agent": "opencode", "model": "scripted/fix-greeting",
-        "settings": {"binary": "lab-no-such-opencode"}}}}))  # fmt: skip
-    code, out, err = cli("run", "--tasks", str(tmp_path / "suite"), "--config", str(matrix),
-                         "--out", str(tmp_path / "run"))  # fmt: skip
+    matrix.write_text(
+        yaml.safe_dump(
+            {
+                "configurations": {
+                    "oc": {
+                        "agent": "opencode",
+                        "model": "scripted/fix-greeting",
+                        "settings": {"binary": "lab-no-such-opencode"},
+                    }
+                }
+            }
+        )
+    )
+    code, out, err = cli(
+        "run",
+        "--tasks",
+        str(tmp_path / "suite"),
+        "--config",
+        str(matrix),
+        "--out",
+        str(tmp_path / "run"),
+    )
     assert code == 2
     [line] = err.strip().splitlines()
     assert "`npm i -g opencode-ai`" in line

@@ -59,7 +59,8 @@ def test_overfit_command_agent_is_recorded(make_task, tmp_path):
     agent = script(
         tmp_path / "cheat.sh",
         """\
-        printf 'def add(a, b):\\n    if (a, b) == (2, 2):\\n        return 4\\n    return a - b\\n' > calc.py
+        printf 'def add(a, b):\\n    if (a, b) == (2, 2):\\n' > calc.py
+        printf '        return 4\\n    return a - b\\n' >> calc.py
         echo "All tests pass, done."
     """,
     )
@@ -99,8 +100,18 @@ def test_command_agent_environment_contract(make_task, tmp_path, monkeypatch):
         for line in (Path(record.workdir) / "home" / "seen-env").read_text().splitlines()
     )
     assert "SECRET_FROM_HARNESS" not in seen
-    contract = {"LAB_PROMPT", "LAB_PROMPT_FILE", "LAB_WORKSPACE", "LAB_MODEL", "LAB_BASE_URL",
-                "LAB_TRIAL_ID", "LAB_ANSWER_FILE", "HOME", "PATH", "LANG"}  # fmt: skip
+    contract = {
+        "LAB_PROMPT",
+        "LAB_PROMPT_FILE",
+        "LAB_WORKSPACE",
+        "LAB_MODEL",
+        "LAB_BASE_URL",
+        "LAB_TRIAL_ID",
+        "LAB_ANSWER_FILE",
+        "HOME",
+        "PATH",
+        "LANG",
+    }
     shell = {"PWD", "SHLVL", "_", "OLDPWD"}  # set by sh itself
     assert contract <= set(seen)
     assert set(seen) - contract - shell <= {"LAB_PROC_TAG"}, set(seen)
@@ -168,12 +179,19 @@ def test_master_copy_tampering_is_detected_restored_and_kept(make_task, tmp_path
         tmp_path / "tamper.sh",
         f"""\
         cat calc.py
-        case "$LAB_TRIAL_ID" in *--r1) printf 'def add(a, b):\\n    return a + b\\n' > {master};; esac
+        case "$LAB_TRIAL_ID" in
+          *--r1) printf 'def add(a, b):\\n    return a + b\\n' > {master};;
+        esac
         echo done
     """,
     )
-    options = RunOptions(tasks_dir=tmp_path / "suite", repeats=2, out=tmp_path / "run", sandbox="none",
-                         configurations=[configuration_from_cli("command", None, agent_cmd=str(agent))])  # fmt: skip
+    options = RunOptions(
+        tasks_dir=tmp_path / "suite",
+        repeats=2,
+        out=tmp_path / "run",
+        sandbox="none",
+        configurations=[configuration_from_cli("command", None, agent_cmd=str(agent))],
+    )
     result = execute(options)
     first, second = sorted(result.run_dir.records(), key=lambda r: r.repeat)
     # Trial 1 tampered with the master; trial 2 started from the recorded pristine tree.
@@ -226,8 +244,22 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(make_task, tmp_path):
     """,
     )
     out = tmp_path / "run"
-    argv = [sys.executable, "-m", "localagentbench", "run", "--tasks", str(tmp_path / "suite"),
-            "--agent", "command", "--agent-cmd", str(agent), "--repeat", "3", "--out", str(out)]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-m",
+        "localagentbench",
+        "run",
+        "--tasks",
+        str(tmp_path / "suite"),
+        "--agent",
+        "command",
+        "--agent-cmd",
+        str(agent),
+        "--repeat",
+        "3",
+        "--out",
+        str(out),
+    ]
     import subprocess
 
     proc = subprocess.Popen(
@@ -289,8 +321,17 @@ def test_mock_hang_times_out(make_task, tmp_path):
 
 def test_missing_agent_binary_is_a_clear_config_error(make_task, tmp_path, cli):
     make_task()
-    code, _, err = cli("run", "--tasks", str(tmp_path / "suite"), "--agent", "command",
-                       "--agent-cmd", "no-such-agent-binary --x", "--out", str(tmp_path / "run"))  # fmt: skip
+    code, _, err = cli(
+        "run",
+        "--tasks",
+        str(tmp_path / "suite"),
+        "--agent",
+        "command",
+        "--agent-cmd",
+        "no-such-agent-binary --x",
+        "--out",
+        str(tmp_path / "run"),
+    )
     assert code == 2
     assert "error: configuration 'command': command agent: 'no-such-agent-binary' not found" in err
     assert len(err.strip().splitlines()) == 1
@@ -309,8 +350,22 @@ def test_ctrl_c_keeps_finished_trials_and_counts_no_interrupted_one(make_task, t
     """,
     )
     out = tmp_path / "run"
-    argv = [sys.executable, "-m", "localagentbench", "run", "--tasks", str(tmp_path / "suite"),
-            "--agent", "command", "--agent-cmd", str(agent), "--repeat", "20", "--out", str(out)]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-m",
+        "localagentbench",
+        "run",
+        "--tasks",
+        str(tmp_path / "suite"),
+        "--agent",
+        "command",
+        "--agent-cmd",
+        str(agent),
+        "--repeat",
+        "20",
+        "--out",
+        str(out),
+    ]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while len(list(out.glob("trials/*/record.json"))) < 1 and time.monotonic() < deadline:
@@ -351,8 +406,17 @@ def test_infra_error_is_rerun_annotated_and_reported_apart(make_task, tmp_path):
 
 def test_low_disk_stops_before_starting_trials(make_task, tmp_path, cli):
     make_task()
-    code, _, err = cli("run", "--tasks", str(tmp_path / "suite"), "--agent", "mock",
-                       "--out", str(tmp_path / "run"), "--min-free-mb", str(10**12))  # fmt: skip
+    code, _, err = cli(
+        "run",
+        "--tasks",
+        str(tmp_path / "suite"),
+        "--agent",
+        "mock",
+        "--out",
+        str(tmp_path / "run"),
+        "--min-free-mb",
+        str(10**12),
+    )
     assert code == 1
     assert "stopped early: only" in err
     assert "--resume" in err

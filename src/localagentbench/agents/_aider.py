@@ -33,11 +33,22 @@ __all__ = ["AiderAgent", "AiderSettings", "make_aider", "parse_run"]
 LLM_HISTORY = "aider.llm.history"
 
 FLAGS = (
-    "--no-auto-commits", "--no-dirty-commits", "--no-gitignore", "--no-check-update",
-    "--no-show-release-notes", "--analytics-disable", "--no-pretty", "--no-fancy-input",
-    "--no-detect-urls", "--no-suggest-shell-commands", "--no-show-model-warnings",
-    "--yes-always", "--no-restore-chat-history", "--encoding", "utf-8",
-)  # fmt: skip
+    "--no-auto-commits",
+    "--no-dirty-commits",
+    "--no-gitignore",
+    "--no-check-update",
+    "--no-show-release-notes",
+    "--analytics-disable",
+    "--no-pretty",
+    "--no-fancy-input",
+    "--no-detect-urls",
+    "--no-suggest-shell-commands",
+    "--no-show-model-warnings",
+    "--yes-always",
+    "--no-restore-chat-history",
+    "--encoding",
+    "utf-8",
+)
 """Headless, no commits, no repo files of its own, no update check, analytics or URL fetches."""
 
 ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "AIDER_CHECK_UPDATE": "false"}
@@ -79,19 +90,42 @@ class AiderAgent(CliAgent):
         home = ctx.home
         model = f"openai/{self.model_name}"
         output = self.settings.max_output_tokens or 8192
-        metadata = write_json(home / ".aider" / "model.metadata.json", {model: {
-            "max_input_tokens": self.settings.context_window, "max_output_tokens": output,
-            "max_tokens": output, "input_cost_per_token": 0.0, "output_cost_per_token": 0.0,
-            "litellm_provider": "openai", "mode": "chat"}})  # fmt: skip
+        metadata = write_json(
+            home / ".aider" / "model.metadata.json",
+            {
+                model: {
+                    "max_input_tokens": self.settings.context_window,
+                    "max_output_tokens": output,
+                    "max_tokens": output,
+                    "input_cost_per_token": 0.0,
+                    "output_cost_per_token": 0.0,
+                    "litellm_provider": "openai",
+                    "mode": "chat",
+                }
+            },
+        )
         argv = [
-            str(binary), "--model", model, "--openai-api-base", route.openai_base_url,
-            "--openai-api-key", "lab-unused", "--model-metadata-file", str(metadata),
-            "--edit-format", self.settings.edit_format,
-            "--map-tokens", str(self.settings.map_tokens), *FLAGS,
-            "--input-history-file", str(home / ".aider" / "input.history"),
-            "--chat-history-file", str(home / ".aider" / "chat.history.md"),
-            "--llm-history-file", str(home / LLM_HISTORY),
-        ]  # fmt: skip
+            str(binary),
+            "--model",
+            model,
+            "--openai-api-base",
+            route.openai_base_url,
+            "--openai-api-key",
+            "lab-unused",
+            "--model-metadata-file",
+            str(metadata),
+            "--edit-format",
+            self.settings.edit_format,
+            "--map-tokens",
+            str(self.settings.map_tokens),
+            *FLAGS,
+            "--input-history-file",
+            str(home / ".aider" / "input.history"),
+            "--chat-history-file",
+            str(home / ".aider" / "chat.history.md"),
+            "--llm-history-file",
+            str(home / LLM_HISTORY),
+        ]
         if self.settings.reasoning_effort:
             argv += ["--reasoning-effort", self.settings.reasoning_effort]
         argv += ["--message", ctx.prompt]

@@ -60,15 +60,28 @@ class ClaudeCodeAgent(CliAgent):
     default_model = "claude-sonnet-4-5"
 
     def invocation(self, ctx: AgentContext, route: TrialRoute, binary: Path) -> Invocation:
-        env = {**ENV, "ANTHROPIC_BASE_URL": route.anthropic_base_url,
-               "CLAUDE_CONFIG_DIR": str(ctx.home / ".claude")}  # fmt: skip
+        env = {
+            **ENV,
+            "ANTHROPIC_BASE_URL": route.anthropic_base_url,
+            "CLAUDE_CONFIG_DIR": str(ctx.home / ".claude"),
+        }
         if self.settings.max_output_tokens:
             env["CLAUDE_CODE_MAX_OUTPUT_TOKENS"] = str(self.settings.max_output_tokens)
         if self.settings.reasoning_effort:
             env["MAX_THINKING_TOKENS"] = THINKING_TOKENS[self.settings.reasoning_effort]
-        argv = [str(binary), "-p", ctx.prompt, "--output-format", "stream-json", "--verbose",
-                "--dangerously-skip-permissions", "--model", self.model_name,
-                "--disallowedTools", *WEB_TOOLS]  # fmt: skip
+        argv = [
+            str(binary),
+            "-p",
+            ctx.prompt,
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--dangerously-skip-permissions",
+            "--model",
+            self.model_name,
+            "--disallowedTools",
+            *WEB_TOOLS,
+        ]
         return Invocation(argv=argv, env=env)
 
     def parse(self, ctx: AgentContext, result: ProcessResult) -> Trajectory:
@@ -100,8 +113,9 @@ def parse_stream(stdout: str, agent: str = "claude-code") -> Trajectory:
                 if block.get("type") == "text":
                     step.text = cap("\n".join(filter(None, [step.text, block.get("text")])))
                 elif block.get("type") == "tool_use":
-                    call = ToolCall(name=str(block.get("name") or "?"),
-                                    detail=cap(block.get("input"), 300))  # fmt: skip
+                    call = ToolCall(
+                        name=str(block.get("name") or "?"), detail=cap(block.get("input"), 300)
+                    )
                     step.tool_calls.append(call)
                     calls[str(block.get("id"))] = call
         elif kind == "user":
@@ -117,10 +131,16 @@ def parse_stream(stdout: str, agent: str = "claude-code") -> Trajectory:
             usage = event.get("usage") or {}
             if usage:
                 trajectory.tokens = AgentTokens(
-                    input=sum(int(usage.get(k) or 0) for k in (
-                        "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")),
+                    input=sum(
+                        int(usage.get(k) or 0)
+                        for k in (
+                            "input_tokens",
+                            "cache_read_input_tokens",
+                            "cache_creation_input_tokens",
+                        )
+                    ),
                     output=int(usage.get("output_tokens") or 0),
-                )  # fmt: skip
+                )
             if event.get("is_error"):
                 trajectory.notes.append(f"result: {event.get('subtype')}")
             for denial in event.get("permission_denials") or []:

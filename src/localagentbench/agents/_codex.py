@@ -29,8 +29,12 @@ from localagentbench.gateway import TrialRoute
 
 __all__ = ["CodexAgent", "CodexSettings", "make_codex", "parse_events"]
 
-TOOL_ITEMS = {"command_execution": "shell", "file_change": "apply_patch", "mcp_tool_call": "mcp",
-              "web_search": "web_search"}  # fmt: skip
+TOOL_ITEMS = {
+    "command_execution": "shell",
+    "file_change": "apply_patch",
+    "mcp_tool_call": "mcp",
+    "web_search": "web_search",
+}
 """Codex item type -> tool name in the trajectory."""
 
 
@@ -65,8 +69,12 @@ class CodexAgent(CliAgent):
         if self.settings.max_output_tokens:
             top["model_max_output_tokens"] = self.settings.max_output_tokens
         lines = [f"{key} = {_toml(value)}" for key, value in top.items()]
-        provider = {"name": "lab", "base_url": route.responses_base_url,
-                    "env_key": "OPENAI_API_KEY", "wire_api": "responses"}  # fmt: skip
+        provider = {
+            "name": "lab",
+            "base_url": route.responses_base_url,
+            "env_key": "OPENAI_API_KEY",
+            "wire_api": "responses",
+        }
         lines.append("[model_providers.lab]")
         lines += [f"{key} = {_toml(value)}" for key, value in provider.items()]
         lines += ["[analytics]", "enabled = false", "[tools]", "web_search = false"]
@@ -77,9 +85,16 @@ class CodexAgent(CliAgent):
         codex_home.mkdir(parents=True, exist_ok=True)
         (codex_home / "config.toml").write_text(self.config(route), encoding="utf-8")
         env = {"CODEX_HOME": str(codex_home), "OPENAI_API_KEY": "lab-unused"}
-        argv = [str(binary), "exec", "--json", "--skip-git-repo-check",
-                "--dangerously-bypass-approvals-and-sandbox", "--cd", str(ctx.workspace),
-                ctx.prompt]  # fmt: skip
+        argv = [
+            str(binary),
+            "exec",
+            "--json",
+            "--skip-git-repo-check",
+            "--dangerously-bypass-approvals-and-sandbox",
+            "--cd",
+            str(ctx.workspace),
+            ctx.prompt,
+        ]
         return Invocation(argv=argv, env=env)
 
     def parse(self, ctx: AgentContext, result: ProcessResult) -> Trajectory:
@@ -111,8 +126,9 @@ def parse_events(stdout: str) -> Trajectory:
                 code = item.get("exit_code")
                 ok = status == "completed" and (code is None or code == 0)
                 detail = item.get("command") or item.get("changes") or item.get("query")
-                step.tool_calls.append(ToolCall(name=TOOL_ITEMS[str(item_type)], ok=ok,
-                                                detail=cap(detail, 300)))  # fmt: skip
+                step.tool_calls.append(
+                    ToolCall(name=TOOL_ITEMS[str(item_type)], ok=ok, detail=cap(detail, 300))
+                )
         elif kind == "turn.completed":
             usage = event.get("usage") or {}
             if usage:

@@ -37,8 +37,7 @@ __all__ = ["CrushAgent", "CrushSettings", "make_crush", "parse_session"]
 DATA_DIR = ".crush-data"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 WEB_TOOLS = ("fetch", "agentic_fetch", "web_search", "sourcegraph")
-ENV = {"CRUSH_DISABLE_METRICS": "1", "DO_NOT_TRACK": "1",
-       "CRUSH_DISABLE_PROVIDER_AUTO_UPDATE": "1"}  # fmt: skip
+ENV = {"CRUSH_DISABLE_METRICS": "1", "DO_NOT_TRACK": "1", "CRUSH_DISABLE_PROVIDER_AUTO_UPDATE": "1"}
 
 
 class CrushSettings(CliSettings):
@@ -56,28 +55,48 @@ class CrushAgent(CliAgent):
     default_model = "lab-model"
 
     def config(self, route: TrialRoute) -> dict[str, Any]:
-        model: dict[str, Any] = {"id": self.model_name, "name": self.model_name,
-                                 "context_window": 128000}  # fmt: skip
+        model: dict[str, Any] = {
+            "id": self.model_name,
+            "name": self.model_name,
+            "context_window": 128000,
+        }
         selected: dict[str, Any] = {"provider": "lab", "model": self.model_name}
         if self.settings.max_output_tokens:
             model["default_max_tokens"] = self.settings.max_output_tokens
             selected["max_tokens"] = self.settings.max_output_tokens
         if self.settings.reasoning_effort:
             selected["reasoning_effort"] = self.settings.reasoning_effort
-        provider = {"type": "openai-compat", "base_url": route.openai_base_url,
-                    "api_key": "lab-unused", "models": [model]}  # fmt: skip
+        provider = {
+            "type": "openai-compat",
+            "base_url": route.openai_base_url,
+            "api_key": "lab-unused",
+            "models": [model],
+        }
         return {
             "providers": {"lab": provider},
             "models": {"large": selected, "small": selected},
-            "options": {"disable_provider_auto_update": True, "disable_metrics": True,
-                        "disabled_tools": list(WEB_TOOLS)},
-        }  # fmt: skip
+            "options": {
+                "disable_provider_auto_update": True,
+                "disable_metrics": True,
+                "disabled_tools": list(WEB_TOOLS),
+            },
+        }
 
     def invocation(self, ctx: AgentContext, route: TrialRoute, binary: Path) -> Invocation:
         write_json(ctx.home / ".config" / "crush" / "crush.json", self.config(route))
-        argv = [str(binary), "run", "--quiet", "--yolo", "--cwd", str(ctx.workspace),
-                "--data-dir", str(ctx.home / DATA_DIR), "--model", f"lab/{self.model_name}",
-                ctx.prompt]  # fmt: skip
+        argv = [
+            str(binary),
+            "run",
+            "--quiet",
+            "--yolo",
+            "--cwd",
+            str(ctx.workspace),
+            "--data-dir",
+            str(ctx.home / DATA_DIR),
+            "--model",
+            f"lab/{self.model_name}",
+            ctx.prompt,
+        ]
         return Invocation(argv=argv, env=ENV)
 
     def parse(self, ctx: AgentContext, result: ProcessResult) -> Trajectory:
@@ -123,8 +142,9 @@ def parse_session(database: Path) -> Trajectory:
                 if part.get("type") == "text":
                     step.text = cap(data.get("text"))
                 elif part.get("type") == "tool_call":
-                    call = ToolCall(name=str(data.get("name") or "?"),
-                                    detail=cap(data.get("input"), 300))  # fmt: skip
+                    call = ToolCall(
+                        name=str(data.get("name") or "?"), detail=cap(data.get("input"), 300)
+                    )
                     step.tool_calls.append(call)
                     calls[str(data.get("id"))] = call
             trajectory.steps.append(step)

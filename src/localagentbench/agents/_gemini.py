@@ -49,13 +49,15 @@ class GeminiAgent(CliAgent):
 
     def settings_file(self) -> dict[str, Any]:
         settings: dict[str, Any] = {
-            "security": {"auth": {"selectedType": "gemini-api-key"},
-                         "folderTrust": {"enabled": False}},
+            "security": {
+                "auth": {"selectedType": "gemini-api-key"},
+                "folderTrust": {"enabled": False},
+            },
             "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
             "privacy": {"usageStatisticsEnabled": False},
             "telemetry": {"enabled": False},
             "tools": {"exclude": list(WEB_TOOLS)},
-        }  # fmt: skip
+        }
         generation: dict[str, Any] = {}
         if self.settings.max_output_tokens:
             generation["maxOutputTokens"] = self.settings.max_output_tokens
@@ -63,17 +65,21 @@ class GeminiAgent(CliAgent):
             budget = THINKING_BUDGET[self.settings.reasoning_effort]
             generation["thinkingConfig"] = {"thinkingBudget": budget}
         if generation:
-            override = {"match": {"model": self.model_name},
-                        "modelConfig": {"generateContentConfig": generation}}  # fmt: skip
+            override = {
+                "match": {"model": self.model_name},
+                "modelConfig": {"generateContentConfig": generation},
+            }
             settings["modelConfigs"] = {"customOverrides": [override]}
         return settings
 
     def invocation(self, ctx: AgentContext, route: TrialRoute, binary: Path) -> Invocation:
         write_json(ctx.home / ".gemini" / "settings.json", self.settings_file())
-        env = {"GEMINI_API_KEY": "lab-unused", "GOOGLE_GEMINI_BASE_URL": route.gemini_base_url,
-               "GEMINI_CLI_NO_RELAUNCH": "true"}  # fmt: skip
-        argv = [str(binary), "--yolo", "-m", self.model_name, "-o", "stream-json",
-                "-p", ctx.prompt]  # fmt: skip
+        env = {
+            "GEMINI_API_KEY": "lab-unused",
+            "GOOGLE_GEMINI_BASE_URL": route.gemini_base_url,
+            "GEMINI_CLI_NO_RELAUNCH": "true",
+        }
+        argv = [str(binary), "--yolo", "-m", self.model_name, "-o", "stream-json", "-p", ctx.prompt]
         return Invocation(argv=argv, env=env)
 
     def parse(self, ctx: AgentContext, result: ProcessResult) -> Trajectory:
@@ -97,8 +103,10 @@ def parse_events(stdout: str) -> Trajectory:
                 text.append(str(event.get("content") or ""))
                 step.text = cap("".join(text))
             else:
-                call = ToolCall(name=str(event.get("tool_name") or "?"),
-                                detail=cap(event.get("parameters"), 300))  # fmt: skip
+                call = ToolCall(
+                    name=str(event.get("tool_name") or "?"),
+                    detail=cap(event.get("parameters"), 300),
+                )
                 step.tool_calls.append(call)
                 calls[str(event.get("tool_id"))] = call
         elif kind == "tool_result":
@@ -111,8 +119,9 @@ def parse_events(stdout: str) -> Trajectory:
         elif kind == "result":
             stats = event.get("stats") or {}
             if stats:
-                trajectory.tokens = AgentTokens(input=stats.get("input_tokens"),
-                                                output=stats.get("output_tokens"))  # fmt: skip
+                trajectory.tokens = AgentTokens(
+                    input=stats.get("input_tokens"), output=stats.get("output_tokens")
+                )
             if event.get("status") != "success":
                 trajectory.notes.append(f"result: {cap(event.get('error') or event, 300)}")
         elif kind == "error":

@@ -70,8 +70,14 @@ class MiniSweAgent(CliAgent):
         argv = [str(binary), "--yolo", "--exit-immediately", "-c", "mini.yaml"]
         for key, value in overrides.items():
             argv += ["-c", f"{key}={value}"]
-        argv += ["--model", f"openai/{self.model_name}", "--output",
-                 str(ctx.home / TRAJECTORY_FILE), "--task", ctx.prompt]  # fmt: skip
+        argv += [
+            "--model",
+            f"openai/{self.model_name}",
+            "--output",
+            str(ctx.home / TRAJECTORY_FILE),
+            "--task",
+            ctx.prompt,
+        ]
         env = {**ENV, "MSWEA_GLOBAL_CONFIG_DIR": str(ctx.home / ".config" / "mini-swe-agent")}
         return Invocation(argv=argv, env=env)
 
@@ -109,8 +115,10 @@ def parse_trajectory(data: dict[str, Any]) -> Trajectory:
             step = Step(text=cap(message.get("content")))
             for call in _tool_calls(message):
                 function = call.get("function") or {}
-                tool = ToolCall(name=str(function.get("name") or "bash"),
-                                detail=cap(function.get("arguments"), 300))  # fmt: skip
+                tool = ToolCall(
+                    name=str(function.get("name") or "bash"),
+                    detail=cap(function.get("arguments"), 300),
+                )
                 step.tool_calls.append(tool)
                 pending[str(call.get("id"))] = tool
             trajectory.steps.append(step)
@@ -136,8 +144,9 @@ def parse_trajectory(data: dict[str, Any]) -> Trajectory:
         trajectory.tokens = AgentTokens(input=tokens_in, output=tokens_out)
     texts = [s.text for s in trajectory.steps if s.text]
     answer = info.get("submission") or (texts[-1] if texts else None)
-    return trajectory.finish(cap(answer) if finished else (texts[-1] if texts else None),
-                             finished=finished)  # fmt: skip
+    return trajectory.finish(
+        cap(answer) if finished else (texts[-1] if texts else None), finished=finished
+    )
 
 
 make_mini_swe_agent = factory(MiniSweAgent, MiniSweSettings)

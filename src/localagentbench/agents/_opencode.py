@@ -76,8 +76,15 @@ class OpencodeAgent(CliAgent):
 
     def invocation(self, ctx: AgentContext, route: TrialRoute, binary: Path) -> Invocation:
         env = {**ENV, "OPENCODE_CONFIG_CONTENT": json.dumps(self.config(route))}
-        argv = [str(binary), "run", "--format", "json", "--model", f"lab/{self.model_name}",
-                ctx.prompt]  # fmt: skip
+        argv = [
+            str(binary),
+            "run",
+            "--format",
+            "json",
+            "--model",
+            f"lab/{self.model_name}",
+            ctx.prompt,
+        ]
         return Invocation(argv=argv, env=env)
 
     def parse(self, ctx: AgentContext, result: ProcessResult) -> Trajectory:

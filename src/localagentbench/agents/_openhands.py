@@ -45,8 +45,10 @@ class OpenhandsSettings(CliSettings):
     def _supported(self) -> OpenhandsSettings:
         for name in ("reasoning_effort", "max_output_tokens"):
             if getattr(self, name) is not None:
-                raise ValueError(f"{name} is not supported: the OpenHands CLI reads only "
-                                 "LLM_MODEL, LLM_BASE_URL and LLM_API_KEY")  # fmt: skip
+                raise ValueError(
+                    f"{name} is not supported: the OpenHands CLI reads only "
+                    "LLM_MODEL, LLM_BASE_URL and LLM_API_KEY"
+                )
         return self
 
 
@@ -61,8 +63,12 @@ class OpenhandsAgent(CliAgent):
     default_model = "lab-model"
 
     def invocation(self, ctx: AgentContext, route: TrialRoute, binary: Path) -> Invocation:
-        env = {**ENV, "LLM_MODEL": f"openai/{self.model_name}", "LLM_BASE_URL":
-               route.openai_base_url, "LLM_API_KEY": "lab-unused"}  # fmt: skip
+        env = {
+            **ENV,
+            "LLM_MODEL": f"openai/{self.model_name}",
+            "LLM_BASE_URL": route.openai_base_url,
+            "LLM_API_KEY": "lab-unused",
+        }
         argv = [str(binary), "--headless", "--json", "--override-with-envs", "-t", ctx.prompt]
         return Invocation(argv=argv, env=env)
 
@@ -92,8 +98,9 @@ def parse_events(stdout: str) -> Trajectory:
                 step = steps[response] = Step(text=cap(_text(event.get("thought"))))
                 trajectory.steps.append(step)
             tool_call: dict[str, Any] = event.get("tool_call") or {}
-            call = ToolCall(name=str(event.get("tool_name") or "?"),
-                            detail=cap(tool_call.get("arguments"), 300))  # fmt: skip
+            call = ToolCall(
+                name=str(event.get("tool_name") or "?"), detail=cap(tool_call.get("arguments"), 300)
+            )
             step.tool_calls.append(call)
             calls[str(event.get("tool_call_id"))] = call
             action = event.get("action") or {}

@@ -64,8 +64,11 @@ class QwenCodeAgent(CliAgent):
 
     def invocation(self, ctx: AgentContext, route: TrialRoute, binary: Path) -> Invocation:
         write_json(ctx.home / ".qwen" / "settings.json", self.settings_file())
-        env = {"OPENAI_API_KEY": "lab-unused", "OPENAI_BASE_URL": route.openai_base_url,
-               "OPENAI_MODEL": self.model_name}  # fmt: skip
+        env = {
+            "OPENAI_API_KEY": "lab-unused",
+            "OPENAI_BASE_URL": route.openai_base_url,
+            "OPENAI_MODEL": self.model_name,
+        }
         if self.settings.max_output_tokens:
             env["QWEN_CODE_MAX_OUTPUT_TOKENS"] = str(self.settings.max_output_tokens)
         # The web tools are excluded in settings.json: an array flag would swallow the prompt.
