@@ -40,16 +40,27 @@ INSPECT_EVAL = textwrap.dedent("""\
     import sys
     from inspect_ai import Task, eval
     from inspect_ai.dataset import Sample
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
     from inspect_ai.scorer import includes
     from inspect_ai.solver import generate
 
+
+    def reply(*_args):
+        # mockllm's default reply counts tokens with tiktoken, which downloads its encoding
+        # on first use; a reply that carries its usage keeps the eval offline.
+        output = ModelOutput.from_content(model="mockllm", content="hello")
+        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return output
+
+
     n, log_dir = int(sys.argv[1]), sys.argv[2]
+    model = get_model("mockllm/model", custom_outputs=reply)
     task = Task(
         dataset=[Sample(input=f"Say hello {i}", target="hello") for i in range(n)],
         solver=generate(),
         scorer=includes(),
     )
-    [log] = eval(task, model="mockllm/model", log_dir=log_dir, display="none")
+    [log] = eval(task, model=model, log_dir=log_dir, display="none")
     if log.status != "success" or len(log.samples or []) != n:
         raise SystemExit(f"inspect eval {log.status}: {len(log.samples or [])}/{n} samples")
 """)
