@@ -6,7 +6,9 @@ import os
 import sys
 from pathlib import Path
 
-__all__ = ["SYSTEM_PATH", "clean_path", "grading_env", "toolchain_dirs"]
+import platformdirs
+
+__all__ = ["SYSTEM_PATH", "cache_dir", "clean_path", "grading_env", "toolchain_dirs"]
 
 
 SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
@@ -31,6 +33,17 @@ def toolchain_dirs() -> list[str]:
         if normal not in found:
             found.append(normal)
     return found
+
+
+def cache_dir() -> Path:
+    """The user cache folder the harness keeps toolchain proofs, calibration and models in.
+
+    The platform's own place, from `platformdirs`: ``$XDG_CACHE_HOME/localagentbench``
+    (``~/.cache/localagentbench`` when unset or empty) on Linux,
+    ``~/Library/Caches/localagentbench`` on macOS, a ``localagentbench`` folder under
+    ``%LOCALAPPDATA%`` on Windows. Read on every call, never created here.
+    """
+    return Path(platformdirs.user_cache_dir("localagentbench", appauthor=False))
 
 
 def clean_path() -> str:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from localagentbench._env import clean_path, toolchain_dirs
+from localagentbench._env import cache_dir, clean_path, toolchain_dirs
 from localagentbench._io import atomic_write_text
 from localagentbench.grading import FixtureProof, prove_fixture
 from localagentbench.records import UnrunnableTask, utc_now
@@ -63,8 +63,7 @@ class ProofCache(BaseModel):
 
 def toolchain_cache_file() -> Path:
     """Where proofs are remembered (``$XDG_CACHE_HOME/localagentbench``, else ~/.cache)."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "localagentbench" / "toolchains.json"
+    return cache_dir() / "toolchains.json"
 
 
 def _programs(task: Task) -> list[str]:

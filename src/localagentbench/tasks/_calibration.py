@@ -32,6 +32,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from localagentbench._env import cache_dir
 from localagentbench._io import atomic_write_text
 from localagentbench.tasks._load import load_suite
 from localagentbench.tasks._model import FixtureRepo, Task
@@ -150,9 +151,8 @@ def task_digest(task: Task) -> str:
 
 
 def _cache_file(tasks_dir: Path) -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     tag = hashlib.sha256(str(tasks_dir.resolve()).encode()).hexdigest()[:12]
-    return base / "localagentbench" / f"calibration-{tag}.json"
+    return cache_dir() / f"calibration-{tag}.json"
 
 
 def calibration_paths(tasks_dir: Path) -> tuple[Path, Path]:

