@@ -6,15 +6,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from localagentbench.gateway import TrialStats
-from localagentbench.grading import (
+from localagentbench.records._parts import (
     AgentTests,
     CheckResult,
     CommandsResult,
     CorrectnessBasis,
+    GatewayStats,
+    TamperReport,
     TaskTests,
 )
-from localagentbench.sandbox import TamperReport
 
 __all__ = [
     "RECORD_VERSION",
@@ -116,7 +116,7 @@ class TrialRecord(BaseModel):
     output_truncated: bool = False
     restored: bool = False
     """The task's master tree was found tampered before this trial and restored."""
-    gateway: TrialStats | None = None
+    gateway: GatewayStats | None = None
     """The gateway's figures for this trial (latency, TTFT, errors, rate limits)."""
     leftover_processes: int | None = None
     """Processes the agent left running when it exited (all killed); None if unknown."""
