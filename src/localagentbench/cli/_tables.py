@@ -24,7 +24,7 @@ from localagentbench.records import (
     summarise,
     utc_now,
 )
-from localagentbench.report import task_set_note
+from localagentbench.report import md_table, task_set_note
 
 __all__ = ["leaderboard", "tables"]
 
@@ -152,14 +152,6 @@ def _columns(rows: list[dict[str, Any]]) -> list[str]:
     return list(dict.fromkeys(key for row in rows for key in row))
 
 
-def _md_table(rows: list[dict[str, str]]) -> list[str]:
-    if not rows:
-        return ["(no trials)"]
-    headers = _columns(rows)
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(" --- " for _ in headers) + "|"]
-    return lines + ["| " + " | ".join(row.get(h, "") for h in headers) + " |" for row in rows]
-
-
 def _matrix(summary: Summary) -> list[dict[str, str]]:
     configs = sorted(summary.configurations)
     cells: dict[tuple[str, str], CellSummary] = {(c.task_id, c.config_id): c for c in summary.cells}
@@ -197,13 +189,13 @@ def render(
             writer.writerows(rows)
         return out.getvalue().rstrip("\n")
     lines = [f"**{note}**", ""] if note else []
-    lines += ["## Leaderboard (95% intervals)", "", *_md_table([_md_row(c) for c in configs]), ""]
+    lines += ["## Leaderboard (95% intervals)", "", *md_table([_md_row(c) for c in configs]), ""]
     if summary.quality:
         lines += [f"*composite: {summary.quality}.", ""]
     lines += [
         "## Tasks x configurations (successes / scored trials)",
         "",
-        *_md_table(_matrix(summary)),
+        *md_table(_matrix(summary)),
     ]
     if infos:
         lines += ["", "## Provenance", "", *provenance_lines(infos)]
