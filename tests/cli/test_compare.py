@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from localagentbench.cli._compare import compare_records
-from localagentbench.records import RunDir
+from localagentbench.records import RunDir, compare_records
 from localagentbench.stats import mcnemar_exact
 
 from ._runs import make_run

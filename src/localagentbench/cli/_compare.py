@@ -3,131 +3,15 @@
 from __future__ import annotations
 
 import json
-import math
-import statistics
-from collections import defaultdict
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from localagentbench.cli._tables import load_records
-from localagentbench.errors import ConfigError
-from localagentbench.records import TrialRecord
-from localagentbench.stats import mcnemar_exact, min_paired_tasks, paired_interval
+from localagentbench.records import Comparison, compare_records, load_run, pick_config
 
 __all__ = ["Comparison", "compare", "compare_records"]
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """Other minus base over the tasks both ran."""
-
-    tasks: int
-    base_rate: float
-    other_rate: float
-    difference: float
-    """Mean over tasks of (other success rate - base success rate)."""
-    se: float | None
-    """Standard error of the difference; None with one task."""
-    low: float | None
-    high: float | None
-    """(1 - alpha) interval of the difference (stats.paired_interval; never zero-width)."""
-    method: str
-    """How the interval was made: "t" (Student t, tasks - 1 df) or "newcombe" (score bounds,
-    used when every task moved by the same amount or there is one task)."""
-    confidence: float
-    """Coverage of the interval: 1 - alpha."""
-    min_tasks: int
-    """Fewest paired tasks a verdict needs at this alpha (stats.min_paired_tasks)."""
-    pairs: int
-    """(task, repeat) trial pairs in the McNemar table."""
-    both: int
-    base_only: int
-    other_only: int
-    neither: int
-    p_value: float
-    """Exact McNemar p-value over the trial pairs."""
-    wins: int
-    """Tasks where the other run's success rate is higher."""
-    losses: int
-    ties: int
-    significant: bool
-    """At least min_tasks paired tasks, McNemar p < alpha and the interval excludes 0."""
-
-    @property
-    def worse(self) -> bool:
-        return self.significant and self.difference < 0
-
-    @property
-    def too_few(self) -> bool:
-        """Fewer paired tasks than a verdict needs: no conclusion either way."""
-        return self.tasks < self.min_tasks
-
-    @property
-    def excludes_zero(self) -> bool:
-        return self.low is not None and self.high is not None and (self.low > 0 or self.high < 0)
-
-
-def _pick(records: list[TrialRecord], config: str | None, side: str) -> list[TrialRecord]:
-    configs = sorted({r.config_id for r in records})
-    if config is None:
-        if len(configs) > 1:
-            raise ConfigError(f"--{side} has configurations {', '.join(configs)}; "
-                              f"choose one with --{side}-config")  # fmt: skip
-        config = configs[0]
-    if config not in configs:
-        raise ConfigError(f"--{side}-config {config!r} is not in that run ({', '.join(configs)})")
-    return [r for r in records if r.config_id == config and r.status != "infra_error"]
-
-
-def compare_records(base: list[TrialRecord], other: list[TrialRecord], alpha: float = 0.05) -> Comparison:  # fmt: skip
-    """Pair two configurations' scored trials by task (rates) and by (task, repeat) (McNemar)."""
-    by_task: dict[str, dict[str, list[TrialRecord]]] = defaultdict(lambda: {"b": [], "o": []})
-    for side, records in (("b", base), ("o", other)):
-        for r in records:
-            by_task[r.task_id][side].append(r)
-    tasks = sorted(t for t, s in by_task.items() if s["b"] and s["o"])
-    if not tasks:
-        raise ConfigError("the two runs have no task in common with scored trials")
-    a = [statistics.fmean(r.success for r in by_task[t]["b"]) for t in tasks]
-    b = [statistics.fmean(r.success for r in by_task[t]["o"]) for t in tasks]
-    interval = paired_interval(a, b, confidence=1.0 - alpha)
-    base_out, other_out = [], []
-    for t in tasks:
-        o_by_repeat = {r.repeat: r.success for r in by_task[t]["o"]}
-        for r in by_task[t]["b"]:
-            if r.repeat in o_by_repeat:
-                base_out.append(r.success)
-                other_out.append(o_by_repeat[r.repeat])
-    test = mcnemar_exact(base_out, other_out)
-    n = len(tasks)
-    finite = not math.isnan(interval.se)
-    result = Comparison(
-        tasks=n,
-        base_rate=statistics.fmean(a),
-        other_rate=statistics.fmean(b),
-        difference=interval.mean,
-        se=interval.se if finite else None,
-        low=interval.low,
-        high=interval.high,
-        method=interval.method,
-        confidence=interval.confidence,
-        min_tasks=min_paired_tasks(alpha),
-        pairs=len(base_out),
-        both=test.both,
-        base_only=test.a_only,
-        other_only=test.b_only,
-        neither=test.neither,
-        p_value=test.p_value,
-        wins=sum(y > x for x, y in zip(a, b, strict=True)),
-        losses=sum(y < x for x, y in zip(a, b, strict=True)),
-        ties=sum(y == x for x, y in zip(a, b, strict=True)),
-        significant=False,
-    )
-    significant = not result.too_few and test.p_value < alpha and result.excludes_zero
-    return replace(result, significant=significant)
 
 
 def _level(c: Comparison) -> str:
@@ -206,10 +90,13 @@ def compare(
       localagentbench compare --base runs/main --other runs/branch
       localagentbench compare --base runs/a --other runs/b --fail-if-worse
     """
-    _, base_records = load_records(base)
-    _, other_records = load_records(other)
-    result = compare_records(_pick(base_records, base_config, "base"),
-                             _pick(other_records, other_config, "other"), alpha)  # fmt: skip
+    _, base_records = load_run(base)
+    _, other_records = load_run(other)
+    result = compare_records(
+        pick_config(base_records, base_config, "base"),
+        pick_config(other_records, other_config, "other"),
+        alpha,
+    )
     if as_json:
         verdict = _verdict(result, alpha)
         payload = {**asdict(result), "too_few": result.too_few, "verdict": verdict}

@@ -20,28 +20,19 @@ from localagentbench.records import (
     RunInfo,
     Summary,
     TrialRecord,
+    load_runs,
     summarise,
     utc_now,
 )
-from localagentbench.report import task_set_note
+from localagentbench.report import md_table, task_set_note
 
-__all__ = ["leaderboard", "load_records", "tables"]
+__all__ = ["leaderboard", "tables"]
 
 
 class Format(StrEnum):
     md = "md"
     csv = "csv"
     json = "json"
-
-
-def load_records(run: Path) -> tuple[str, list[TrialRecord]]:
-    """A run's id and its final records; one line naming the folder when it is not a run."""
-    run_dir = RunDir(run)
-    info = run_dir.read_info()
-    records = run_dir.records()
-    if not records:
-        raise RunDirError(f"{run}: no trial records in this run directory")
-    return info.run_id, records
 
 
 def _pct(value: float | None) -> str:
@@ -59,6 +50,7 @@ def _rate_text(rate: Rate | None) -> str:
 def leaderboard(c: ConfigSummary) -> dict[str, Any]:
     """One configuration's numbers as plain values (json and csv output)."""
     k = max((int(k) for k in c.pass_at_k), default=0)
+    false_all = c.false_success_among_all
     return {
         "configuration": c.config_id,
         "agent": c.agent,
@@ -77,9 +69,7 @@ def leaderboard(c: ConfigSummary) -> dict[str, Any]:
         "compliance": c.compliance,
         "false_success_claimed": c.false_success,
         "claimed_done": c.claimed_done,
-        "false_success_rate_all": c.false_success_among_all.rate
-        if c.false_success_among_all
-        else None,  # fmt: skip
+        "false_success_rate_all": false_all.rate if false_all else None,
         "overfit": c.overfit,
         "damaged": c.damaged,
         "timeout_fraction": c.timeout_fraction,
@@ -96,7 +86,9 @@ def leaderboard(c: ConfigSummary) -> dict[str, Any]:
 
 def _md_row(c: ConfigSummary) -> dict[str, str]:
     k = max((int(k) for k in c.pass_at_k), default=0)
-    composite = "n/a" if c.composite is None else f"{c.composite.score:.1f} (-{c.composite.penalty:.1f})"  # fmt: skip
+    composite = "n/a"
+    if c.composite is not None:
+        composite = f"{c.composite.score:.1f} (-{c.composite.penalty:.1f})"
     return {
         "configuration": c.config_id,
         "success": f"{_pct(c.success_rate)}{_interval(c.success_interval)}",
@@ -160,14 +152,6 @@ def _columns(rows: list[dict[str, Any]]) -> list[str]:
     return list(dict.fromkeys(key for row in rows for key in row))
 
 
-def _md_table(rows: list[dict[str, str]]) -> list[str]:
-    if not rows:
-        return ["(no trials)"]
-    headers = _columns(rows)
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(" --- " for _ in headers) + "|"]
-    return lines + ["| " + " | ".join(row.get(h, "") for h in headers) + " |" for row in rows]
-
-
 def _matrix(summary: Summary) -> list[dict[str, str]]:
     configs = sorted(summary.configurations)
     cells: dict[tuple[str, str], CellSummary] = {(c.task_id, c.config_id): c for c in summary.cells}
@@ -205,11 +189,14 @@ def render(
             writer.writerows(rows)
         return out.getvalue().rstrip("\n")
     lines = [f"**{note}**", ""] if note else []
-    lines += ["## Leaderboard (95% intervals)", "", *_md_table([_md_row(c) for c in configs]), ""]
+    lines += ["## Leaderboard (95% intervals)", "", *md_table([_md_row(c) for c in configs]), ""]
     if summary.quality:
         lines += [f"*composite: {summary.quality}.", ""]
-    lines += ["## Tasks x configurations (successes / scored trials)", "",
-              *_md_table(_matrix(summary))]  # fmt: skip
+    lines += [
+        "## Tasks x configurations (successes / scored trials)",
+        "",
+        *md_table(_matrix(summary)),
+    ]
     if infos:
         lines += ["", "## Provenance", "", *provenance_lines(infos)]
     return "\n".join(lines)
@@ -234,7 +221,7 @@ def tables(
       localagentbench tables runs/20261202-101500-ab12cd
       localagentbench tables runs/a runs/b --agents opencode-qwen,aider-qwen --format csv
     """
-    loaded = [load_records(run) for run in runs]
+    loaded = load_runs(runs)
     counts: dict[str, int] = {}
     for _, records in loaded:
         for config in {r.config_id for r in records}:

@@ -1,5 +1,6 @@
 """Stage 6: typed, versioned records written atomically; the run directory; the summary."""
 
+from localagentbench.records._compare import Comparison, compare, compare_records, pick_config
 from localagentbench.records._models import (
     RECORD_VERSION,
     ConfigurationInfo,
@@ -11,6 +12,7 @@ from localagentbench.records._models import (
     TrialRecord,
     UnrunnableTask,
 )
+from localagentbench.records._read import load_run, load_runs
 from localagentbench.records._rundir import RunDir, new_run_id, utc_now
 from localagentbench.records._summary import (
     QUALITY_NOTE,
@@ -28,6 +30,7 @@ __all__ = [
     "RECORD_VERSION",
     "SUMMARY_VERSION",
     "CellSummary",
+    "Comparison",
     "Composite",
     "ConfigSummary",
     "ConfigurationInfo",
@@ -41,7 +44,12 @@ __all__ = [
     "Tokens",
     "TrialRecord",
     "UnrunnableTask",
+    "compare",
+    "compare_records",
+    "load_run",
+    "load_runs",
     "new_run_id",
+    "pick_config",
     "summarise",
     "utc_now",
 ]

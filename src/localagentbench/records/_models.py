@@ -6,15 +6,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from localagentbench.gateway import TrialStats
-from localagentbench.grading import (
+from localagentbench.records._migrations import upgrade
+from localagentbench.records._parts import (
     AgentTests,
     CheckResult,
     CommandsResult,
     CorrectnessBasis,
+    GatewayStats,
+    TamperReport,
     TaskTests,
 )
-from localagentbench.sandbox import TamperReport
 
 __all__ = [
     "RECORD_VERSION",
@@ -116,7 +117,7 @@ class TrialRecord(BaseModel):
     output_truncated: bool = False
     restored: bool = False
     """The task's master tree was found tampered before this trial and restored."""
-    gateway: TrialStats | None = None
+    gateway: GatewayStats | None = None
     """The gateway's figures for this trial (latency, TTFT, errors, rate limits)."""
     leftover_processes: int | None = None
     """Processes the agent left running when it exited (all killed); None if unknown."""
@@ -134,13 +135,8 @@ class TrialRecord(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _migrate(cls, data: Any) -> Any:
-        """Upgrade older record versions in place (none yet: version 1 is the first)."""
-        if isinstance(data, dict) and data.get("version", 1) > RECORD_VERSION:
-            raise ValueError(
-                f"record version {data['version']} is newer than this harness reads "
-                f"({RECORD_VERSION}); upgrade localagentbench"
-            )
-        return data
+        """Upgrade an older record through the migration chain; refuse a newer one."""
+        return upgrade("record", data, RECORD_VERSION)
 
 
 class Incident(BaseModel):
@@ -230,3 +226,9 @@ class RunInfo(BaseModel):
     unrunnable: list[UnrunnableTask] = Field(default_factory=list)
     """Selected tasks not run because this machine cannot run their tests (see
     `UnrunnableTask`); re-proven when the run is resumed."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: Any) -> Any:
+        """Upgrade an older run.json through the migration chain; refuse a newer one."""
+        return upgrade("run", data, RECORD_VERSION)

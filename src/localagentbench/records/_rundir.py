@@ -12,7 +12,8 @@ from pydantic import ValidationError
 
 from localagentbench._io import append_jsonl, atomic_write_text
 from localagentbench.errors import RunDirError
-from localagentbench.records._models import Incident, RunInfo, TrialRecord
+from localagentbench.records._migrations import NewerVersionError, upgrade
+from localagentbench.records._models import RECORD_VERSION, Incident, RunInfo, TrialRecord
 from localagentbench.records._summary import Summary
 
 __all__ = ["RunDir", "new_run_id", "utc_now"]
@@ -72,7 +73,12 @@ class RunDir:
         if not self.run_json.is_file():
             raise RunDirError(f"{self.path}: no run.json here; is this a run directory?")
         try:
-            return RunInfo.model_validate_json(self.run_json.read_text())
+            data = upgrade("run", json.loads(self.run_json.read_text()), RECORD_VERSION)
+            return RunInfo.model_validate(data)
+        except NewerVersionError as e:
+            raise RunDirError(f"{self.run_json}: {e}") from None
+        except json.JSONDecodeError as e:
+            raise RunDirError(f"{self.run_json}: unreadable: {e}") from e
         except ValidationError as e:
             raise RunDirError(f"{self.run_json}: unreadable: {e.errors()[0]['msg']}") from e
 
@@ -86,7 +92,12 @@ class RunDir:
         if not path.is_file():
             return None
         try:
-            return TrialRecord.model_validate_json(path.read_text())
+            data = upgrade("record", json.loads(path.read_text()), RECORD_VERSION)
+            return TrialRecord.model_validate(data)
+        except NewerVersionError as e:
+            raise RunDirError(f"{path}: {e}") from None
+        except json.JSONDecodeError as e:
+            raise RunDirError(f"{path}: invalid record: {e}") from e
         except ValidationError as e:
             raise RunDirError(f"{path}: invalid record: {e.errors()[0]['msg']}") from e
 

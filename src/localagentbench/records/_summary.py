@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
+from localagentbench.records._migrations import upgrade
 from localagentbench.records._models import TrialRecord, UnrunnableTask
 from localagentbench.stats import (
     SingleClusterWarning,
@@ -183,13 +184,8 @@ class Summary(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _migrate(cls, data: Any) -> Any:
-        """Version 1 had no intervals, rates or composite: those load as absent (None)."""
-        if isinstance(data, dict) and data.get("version", 1) > SUMMARY_VERSION:
-            raise ValueError(
-                f"summary version {data['version']} is newer than this harness reads "
-                f"({SUMMARY_VERSION}); upgrade localagentbench"
-            )
-        return data
+        """Upgrade an older summary through the migration chain; refuse a newer one."""
+        return upgrade("summary", data, SUMMARY_VERSION)
 
 
 def _finite(value: float) -> float | None:
@@ -215,8 +211,13 @@ def _median(values: Iterable[float | None]) -> float | None:
     return statistics.median(known) if known else None
 
 
-def _correctness_interval(scored: list[TrialRecord]) -> tuple[float | None, tuple[float, float] | None]:  # fmt: skip
-    """Task-clustered interval of mean correctness with the Wilson floor (stats.fraction_interval)."""
+def _correctness_interval(
+    scored: list[TrialRecord],
+) -> tuple[float | None, tuple[float, float] | None]:
+    """Task-clustered interval of mean correctness with the Wilson floor.
+
+    See stats.fraction_interval.
+    """
     if len(scored) < 2:
         return None, None
     with warnings.catch_warnings():
@@ -277,8 +278,12 @@ def _config(config_id: str, all_trials: list[TrialRecord]) -> ConfigSummary:
     composite = None
     if correctness is not None and median_wall is not None:
         parts = composite_parts(correctness, compliance, None, median_wall, timeouts / n)
-        composite = Composite(score=parts.score, penalty=parts.penalty, parts=list(parts.parts),
-                              rescaled=parts.rescaled)  # fmt: skip
+        composite = Composite(
+            score=parts.score,
+            penalty=parts.penalty,
+            parts=list(parts.parts),
+            rescaled=parts.rescaled,
+        )
     stable = _finite(stability({t: [float(r.success) for r in rs] for t, rs in by_task.items()}))
     first = all_trials[0]
     return ConfigSummary(

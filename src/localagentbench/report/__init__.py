@@ -13,7 +13,13 @@ from localagentbench.report._entries import Entry, Rate, leaderboard_entries
 from localagentbench.report._format import task_set_note
 from localagentbench.report._leaderboard import build_leaderboard, promote
 from localagentbench.report._load import ReportRun, load_run
-from localagentbench.report._markdown import leaderboard_rows, markdown_for, markdown_report
+from localagentbench.report._markdown import (
+    leaderboard_rows,
+    markdown_for,
+    markdown_report,
+    md_cell,
+    md_table,
+)
 from localagentbench.report._readme import results_section, update_results
 from localagentbench.report._site import SiteResult, build_site
 
@@ -29,6 +35,8 @@ __all__ = [
     "load_run",
     "markdown_for",
     "markdown_report",
+    "md_cell",
+    "md_table",
     "promote",
     "results_section",
     "task_set_note",

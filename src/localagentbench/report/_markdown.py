@@ -15,10 +15,11 @@ from localagentbench.report._format import entry_row, task_set_note
 from localagentbench.report._load import ReportRun, label_entries
 from localagentbench.report._matrix import matrix_rows
 
-__all__ = ["leaderboard_rows", "markdown_for", "markdown_report"]
+__all__ = ["leaderboard_rows", "markdown_for", "markdown_report", "md_cell", "md_table"]
 
 
-def _cell(text: str) -> str:
+def md_cell(text: str) -> str:
+    """`text` safe in a Markdown table cell: pipes and backslashes escaped, newlines flattened."""
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
@@ -27,15 +28,20 @@ def leaderboard_rows(summary: Summary, records: Iterable[TrialRecord] = ()) -> l
     return [entry_row(e) for e in leaderboard_entries(summary, records)]
 
 
-def _table(rows: Sequence[dict[str, str]]) -> list[str]:
+def md_table(rows: Sequence[dict[str, str]]) -> list[str]:
+    """A Markdown table of `rows`: the one table layout of report.md and `tables --format md`.
+
+    Columns are every row's keys in first-seen order (rows with different pass@k keep their own
+    column); a row without a column leaves its cell empty.
+    """
     if not rows:
         return ["(no trials)"]
-    headers = list(rows[0])
+    headers = list(dict.fromkeys(key for row in rows for key in row))
     lines = [
-        "| " + " | ".join(_cell(h) for h in headers) + " |",
+        "| " + " | ".join(md_cell(h) for h in headers) + " |",
         "|" + "|".join(" --- " for _ in headers) + "|",
     ]
-    lines += ["| " + " | ".join(_cell(row.get(h, "")) for h in headers) + " |" for row in rows]
+    lines += ["| " + " | ".join(md_cell(row.get(h, "")) for h in headers) + " |" for row in rows]
     return lines
 
 
@@ -44,7 +50,7 @@ def _provenance(run: ReportRun) -> list[str]:
     harness = info.harness
     host = info.host
     lines = [
-        f"- run {_cell(info.run_id)}, created {info.created_at}",
+        f"- run {md_cell(info.run_id)}, created {info.created_at}",
         f"- harness: {harness.get('version')} (commit {harness.get('git_commit') or 'unknown'}"
         + (", dirty tree" if harness.get("git_dirty") else "")
         + ")",
@@ -54,10 +60,10 @@ def _provenance(run: ReportRun) -> list[str]:
         f"- repeats: {info.repeats}; tasks: {len(info.tasks)}; concurrency: {info.concurrency}",
     ]
     for config in info.configurations:
-        version = f" {_cell(config.agent_version)}" if config.agent_version else ""
+        version = f" {md_cell(config.agent_version)}" if config.agent_version else ""
         lines.append(
-            f"- {_cell(config.id)}: agent {_cell(config.agent)}{version}, "
-            f"model {_cell(config.model or '-')}"
+            f"- {md_cell(config.id)}: agent {md_cell(config.agent)}{version}, "
+            f"model {md_cell(config.model or '-')}"
         )
     return lines
 
@@ -77,9 +83,9 @@ def _unrunnable(runs: Sequence[ReportRun]) -> list[str]:
         "",
     ]
     for run, task in skipped:
-        hint = f"; {_cell(task.hint)}" if task.hint else ""
-        where = f" (run {_cell(run.info.run_id)})" if len(runs) > 1 else ""
-        lines.append(f"- {_cell(task.id)} v{task.version}{where}: {_cell(task.reason)}{hint}")
+        hint = f"; {md_cell(task.hint)}" if task.hint else ""
+        where = f" (run {md_cell(run.info.run_id)})" if len(runs) > 1 else ""
+        lines.append(f"- {md_cell(task.id)} v{task.version}{where}: {md_cell(task.reason)}{hint}")
     return lines
 
 
@@ -96,16 +102,16 @@ def markdown_for(runs: Sequence[ReportRun]) -> str:
     )
     note = task_set_note({r.summary.run_id: {c.task_id for c in r.summary.cells} for r in runs})
     lines = [
-        f"# {_cell(title)}",
+        f"# {md_cell(title)}",
         "",
-        *([f"**{_cell(note)}**", ""] if note else []),
+        *([f"**{md_cell(note)}**", ""] if note else []),
         f"{trials} trials ({infra} infra errors, reported apart and never counted as model "
         "failures). Success rates and false-success rates carry 95% Wilson intervals; pass@k "
         "and pass^k use the largest k every task reached.",
         "",
         "## Leaderboard",
         "",
-        *_table([entry_row(e) for e in entries]),
+        *md_table([entry_row(e) for e in entries]),
         "",
         "## Tasks x configurations (successes / scored trials)",
         "",
@@ -117,7 +123,7 @@ def markdown_for(runs: Sequence[ReportRun]) -> str:
         for label, cell in zip(columns, cells, strict=True):
             row[label] = "-" if cell is None else f"{cell.successes}/{cell.trials}"
         matrix.append(row)
-    lines += _table(matrix)
+    lines += md_table(matrix)
     lines += _unrunnable(runs)
     lines += ["", "## Provenance", ""]
     for run in runs:
@@ -127,8 +133,8 @@ def markdown_for(runs: Sequence[ReportRun]) -> str:
     if not incidents:
         lines.append("None: no restores, reruns or regrades.")
     for i in incidents:
-        where = f" {_cell(i.trial_id)}" if i.trial_id else ""
-        lines.append(f"- {i.time} {i.kind}{where}: {_cell(i.detail)}")
+        where = f" {md_cell(i.trial_id)}" if i.trial_id else ""
+        lines.append(f"- {i.time} {i.kind}{where}: {md_cell(i.detail)}")
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,155 @@
+"""The record's own copies of what other stages hand it (SPEC section 11).
+
+Grading, the gateway and the sandbox produce their results as their own types; a record
+stores these shapes instead, so a refactor of a stage cannot change ``record.json``. Field
+names, order and defaults match what the stages wrote when the record was version 1, so
+files stay byte-compatible. Every model reads attributes (``from_attributes``): the trial
+pipeline passes the stage objects and they are converted here, at the boundary.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "AgentTests",
+    "CheckResult",
+    "CheckStatus",
+    "CommandsResult",
+    "CorrectnessBasis",
+    "FileChange",
+    "GatewayStats",
+    "RateLimitEvent",
+    "TamperReport",
+    "TaskTests",
+]
+
+CheckStatus = Literal["passed", "failed", "error"]
+"""``error``: the check could not be evaluated; never a pass."""
+
+CorrectnessBasis = Literal["fail-to-pass", "verdict", "exit-codes"]
+"""How correctness was computed (docs/METHODOLOGY.md, "Correctness")."""
+
+ChangeKind = Literal["edited", "deleted", "added", "replaced", "mode"]
+
+
+class _Part(BaseModel):
+    """A stored piece of a record: built from a stage's object or from JSON."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+
+class CommandsResult(_Part):
+    """Commands that must all exit 0 (the oracle, the held-out tests), as stored."""
+
+    passed: bool
+    exit_codes: list[int | None]
+    """One per command; None when it could not start or timed out."""
+    timed_out: bool = False
+    tests_passed: int | None = None
+    tests_total: int | None = None
+    reason: str = ""
+    """Why it failed, in one line; empty when it passed."""
+    env_fault: str | None = None
+    """A command could not run on this machine, in one line; None when every command ran."""
+
+
+class TaskTests(_Part):
+    """The task's own tests, each judged against its outcome on the pristine tree."""
+
+    total: int
+    passed: int
+    failing_before: int
+    """Not passing on the pristine tree (fail-to-pass)."""
+    fixed: int
+    broken: int
+    """Passing on the pristine tree, not after the agent."""
+
+
+class AgentTests(_Part):
+    """Tests the agent added: never part of correctness."""
+
+    total: int
+    passed: int
+
+
+class CheckResult(_Part):
+    """One extra check of the task (or fail-to-pass / pass-to-pass), as stored."""
+
+    kind: str
+    name: str
+    passed: bool
+    reason: str
+    compliance: bool = False
+    """True: the check feeds the compliance score, not correctness."""
+    status: CheckStatus | None = None
+    """Filled from ``passed`` for records written before it existed."""
+    details: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _status(self) -> CheckResult:
+        if self.status is None:
+            self.status = "passed" if self.passed else "failed"
+        return self
+
+
+class RateLimitEvent(_Part):
+    """A backend refused a request for rate or quota reasons."""
+
+    at: datetime
+    status: int
+    retry_after_s: float | None = None
+    endpoint: str
+    message: str = ""
+
+
+class GatewayStats(_Part):
+    """The gateway's figures for one trial (``record.gateway``)."""
+
+    version: int = 1
+    trial_id: str
+    model: str
+    requests: int = 0
+    refused: int = 0
+    side_requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    token_source: str = "none"
+    """gateway-backend | gateway-counted | gateway-mixed | none."""
+    latency_p50_s: float | None = None
+    latency_p90_s: float | None = None
+    ttft_p50_s: float | None = None
+    repaired_tool_calls: int = 0
+    errors: int = 0
+    cap_hit: bool = False
+    loop_detected: bool = False
+    rate_limited: list[RateLimitEvent] = Field(default_factory=list)
+
+
+class FileChange(_Part):
+    """One change to a protected path."""
+
+    path: str
+    kind: ChangeKind
+
+
+class TamperReport(_Part):
+    """Changes to protected files between the pristine and the final workspace (data)."""
+
+    version: int = 1
+    protected: list[str]
+    changes: list[FileChange] = Field(default_factory=list)
+    outside_writes: int | None = None
+    """Entries the agent left outside its workspace; None when not measured."""
+
+    @property
+    def tampered(self) -> bool:
+        """True when any protected file changed."""
+        return bool(self.changes)
+
+    def paths(self, kind: ChangeKind) -> list[str]:
+        """Paths with one kind of change."""
+        return [c.path for c in self.changes if c.kind == kind]
