@@ -8,13 +8,15 @@ import tempfile
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from localagentbench.cli._common import TaskOpt, TasksOpt, console, err_console, tasks_dir
-from localagentbench.records import TrialRecord
 from localagentbench.tasks import Problem, Task
+
+if TYPE_CHECKING:  # records (and grading behind it) load when verify runs, not on list-tasks
+    from localagentbench.records import TrialRecord
 
 
 def _prove(
