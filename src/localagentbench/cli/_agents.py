@@ -8,9 +8,7 @@ from dataclasses import asdict
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from localagentbench.agents import agent_statuses
 from localagentbench.cli._common import console
 
 
@@ -23,6 +21,10 @@ def agents(
 
     Example: localagentbench agents --json
     """
+    from rich.table import Table
+
+    from localagentbench.agents import agent_statuses
+
     statuses = agent_statuses()
     if as_json:
         typer.echo(json.dumps([asdict(s) for s in statuses], indent=2))

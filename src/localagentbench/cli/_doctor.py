@@ -13,22 +13,10 @@ from typing import Annotated
 
 import typer
 
-from localagentbench.agents import agent_statuses
 from localagentbench.cli._common import console, err_console
 from localagentbench.cli._models import model_lines
 from localagentbench.errors import InfraError
-from localagentbench.gateway import BackendUnavailable, TrialRoute, probe, serve
-from localagentbench.gateway.llamacpp import INSTALL_HINT, models_dir, runtime_version
-from localagentbench.runner._provenance import host_info
-from localagentbench.sandbox import (
-    BackendStatus,
-    SandboxError,
-    SelfTestStep,
-    available_backends,
-    select,
-    self_test,
-)
-from localagentbench.workspace import make_scratch_root
+from localagentbench.sandbox import BackendStatus, SelfTestStep
 
 _CODING_HINTS = (
     "coder",
@@ -67,6 +55,12 @@ def doctor(
       localagentbench doctor --probe ollama/qwen2.5-coder:7b
       localagentbench doctor --probe llamacpp/qwen2.5-coder-0.5b
     """
+    from localagentbench.agents import agent_statuses
+    from localagentbench.gateway import BackendUnavailable, probe
+    from localagentbench.gateway.llamacpp import INSTALL_HINT, models_dir, runtime_version
+    from localagentbench.runner._provenance import host_info
+    from localagentbench.sandbox import available_backends
+
     out = console()
     if probe_model is not None:
         try:
@@ -162,6 +156,9 @@ def doctor(
 
 def _prove(status: BackendStatus) -> list[SelfTestStep]:
     """The backend's self-test in a scratch root made as runs make theirs."""
+    from localagentbench.sandbox import SandboxError, select, self_test
+    from localagentbench.workspace import make_scratch_root
+
     root = make_scratch_root(None, [])
     try:
         return self_test(select(status.name), root)
@@ -189,6 +186,8 @@ def gateway(
 
     Example: localagentbench gateway --model scripted/fix-greeting --port 8400
     """
+    from localagentbench.gateway import TrialRoute, serve
+
     err = err_console()
 
     def ready(route: TrialRoute) -> None:

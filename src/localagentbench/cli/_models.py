@@ -9,16 +9,6 @@ import typer
 
 from localagentbench.cli._common import console, err_console
 from localagentbench.errors import ConfigError
-from localagentbench.gateway.llamacpp import (
-    INSTALL_HINT,
-    SHIPPED,
-    fetch,
-    file_digest,
-    local_files,
-    models_dir,
-    runtime_version,
-    verify,
-)
 
 models_app = typer.Typer(
     help=(
@@ -34,6 +24,14 @@ models_app = typer.Typer(
 def model_lines() -> list[tuple[bool | None, str, str]]:
     """(ok, name, detail) per shipped model and per other GGUF file in the models directory;
     ok is None for a shipped model not fetched yet. Shared with `doctor`."""
+    from localagentbench.gateway.llamacpp import (
+        SHIPPED,
+        file_digest,
+        local_files,
+        models_dir,
+        verify,
+    )
+
     directory = models_dir()
     lines: list[tuple[bool | None, str, str]] = []
     shipped_files = set()
@@ -59,6 +57,8 @@ def model_lines() -> list[tuple[bool | None, str, str]]:
 @models_app.command("list")
 def list_models() -> None:
     """List shipped models (fetched or not) and other GGUF files in the models directory."""
+    from localagentbench.gateway.llamacpp import INSTALL_HINT, SHIPPED, models_dir, runtime_version
+
     out = console()
     runtime = runtime_version()
     out.print(f"models directory: {models_dir()} (LAB_MODELS_DIR to change)", markup=False)
@@ -86,6 +86,8 @@ def fetch_models(
       localagentbench models fetch qwen2.5-coder-0.5b
       localagentbench models fetch --all
     """
+    from localagentbench.gateway.llamacpp import SHIPPED, fetch
+
     chosen = list(SHIPPED) if all_models else list(names or [])
     if not chosen:
         raise ConfigError(f"name a model to fetch ({', '.join(SHIPPED)}) or give --all")
@@ -100,6 +102,8 @@ def verify_models(
     names: Annotated[list[str] | None, typer.Argument(help="Shipped model names.")] = None,
 ) -> None:
     """Re-hash fetched shipped models; exit 1 if one does not match its catalogued sha256."""
+    from localagentbench.gateway.llamacpp import SHIPPED, models_dir, verify
+
     out = console()
     bad = 0
     for name in names or [m for m in SHIPPED if (models_dir() / SHIPPED[m].filename).is_file()]:

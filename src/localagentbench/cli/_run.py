@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from localagentbench._io import atomic_write_text
 from localagentbench.cli._common import (
@@ -22,18 +21,7 @@ from localagentbench.cli._common import (
 )
 from localagentbench.errors import ConfigError
 from localagentbench.records import RunDir, Summary
-from localagentbench.report import build_site, leaderboard_rows, load_run, markdown_for
-from localagentbench.runner import (
-    Configuration,
-    RichProgress,
-    RunOptions,
-    configuration_from_cli,
-    describe_unrunnable,
-    execute,
-    load_matrix,
-    restart_options,
-    resume_options,
-)
+from localagentbench.runner import Configuration, RunOptions, configuration_from_cli, load_matrix
 
 TERMINAL_COLUMNS = (
     "configuration",
@@ -47,6 +35,10 @@ TERMINAL_COLUMNS = (
 
 
 def _print_summary(summary: Summary) -> None:
+    from rich.table import Table
+
+    from localagentbench.report import leaderboard_rows
+
     rows = leaderboard_rows(summary)
     if not rows:
         return
@@ -101,6 +93,8 @@ def _restart(
     path: Path, flags: _ConfigFlags, *, keep_workdir: bool, workdir_root: Path | None
 ) -> RunOptions:
     """--resume with new configuration flags: allowed while no trial has finished."""
+    from localagentbench.runner import restart_options
+
     if flags.agent is None and flags.config is None:
         if flags.agent_cmd or flags.mock_behavior or flags.tool_call_repair:
             raise ConfigError(
@@ -228,6 +222,9 @@ def run(
       localagentbench run --agent mini-swe-agent --model llamacpp/qwen2.5-coder-0.5b --tool-call-repair
       localagentbench run --resume runs/20261202-101500-ab12cd
     """
+    from localagentbench.report import build_site, load_run, markdown_for
+    from localagentbench.runner import RichProgress, describe_unrunnable, execute, resume_options
+
     for flag, folder in (("--out", out), ("--workdir-root", workdir_root)):
         if folder is not None:
             writable_folder(folder, flag)

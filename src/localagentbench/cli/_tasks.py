@@ -8,30 +8,24 @@ import tempfile
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
 from localagentbench.cli._common import TaskOpt, TasksOpt, console, err_console, tasks_dir
-from localagentbench.grading import default_sandbox, proof_problems, prove_fixture
-from localagentbench.records import TrialRecord
-from localagentbench.runner import RunOptions, SilentProgress, configuration_from_cli, execute
-from localagentbench.sandbox import select
-from localagentbench.tasks import (
-    Problem,
-    Task,
-    TaskCalibration,
-    calibrate,
-    load_suite,
-    save_calibration,
-)
+from localagentbench.tasks import Problem, Task
+
+if TYPE_CHECKING:  # records (and grading behind it) load when verify runs, not on list-tasks
+    from localagentbench.records import TrialRecord
 
 
 def _prove(
     loaded: list[Task], concurrency: int, name: str | None = None
 ) -> tuple[list[Problem], str]:
     """Run every fixture's visible tests from a clean copy; problems and a one-line summary."""
+    from localagentbench.grading import default_sandbox, proof_problems, prove_fixture
+    from localagentbench.sandbox import select
+
     sandbox = default_sandbox() if name is None else select(name)
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
         proofs = list(pool.map(lambda t: prove_fixture(t, sandbox), loaded))
@@ -72,6 +66,8 @@ def check(
 
     Example: localagentbench check --tasks my-suite/
     """
+    from localagentbench.tasks import load_suite
+
     root = tasks_dir(tasks)
     loaded = load_suite(root, task or [])
     loaded.require_selection()
@@ -118,6 +114,10 @@ def list_tasks(
 
     Example: localagentbench list-tasks --json
     """
+    from rich.table import Table
+
+    from localagentbench.tasks import load_suite
+
     suite = load_suite(tasks_dir(tasks), task or [])
     suite.require_selection()
     loaded = suite.tasks
@@ -209,6 +209,8 @@ def _verifiable(root: Path, task: list[str]) -> tuple[dict[str, Task], int]:
     An explicitly selected broken task is an error (exit 2); without a selection the broken
     files are reported and the healthy tasks still verified, like `check`.
     """
+    from localagentbench.tasks import load_suite
+
     loaded = load_suite(root, task)
     loaded.require_selection()
     err = err_console()
@@ -263,6 +265,9 @@ def verify(
 
     Example: localagentbench verify --task py-rolling-median --repeat 3
     """
+    from localagentbench.runner import RunOptions, SilentProgress, configuration_from_cli, execute
+    from localagentbench.tasks import TaskCalibration, calibrate, save_calibration
+
     root = tasks_dir(tasks)
     keep = out is not None
     selected, broken = _verifiable(root, task or [])

@@ -5,13 +5,9 @@ trial's URLs and reads the trial's `TrialStats` when it closes the trial. A mode
 (built in, or a plug-in: docs/AGENTS.md) turns a canonical `ChatRequest` into `Event`s.
 """
 
-from localagentbench.gateway._backend import (
-    BACKEND_GROUP,
-    BACKENDS,
-    Backend,
-    CallContext,
-    make_backend,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from localagentbench.gateway._canonical import (
     ChatRequest,
     Event,
@@ -34,11 +30,48 @@ from localagentbench.gateway._errors import (
     TrialNotFound,
     UnknownModel,
 )
-from localagentbench.gateway._probe import ProbeResult, probe, prove
 from localagentbench.gateway._script import Script, Step, load_script, shipped_scripts
-from localagentbench.gateway._serve import serve
-from localagentbench.gateway._server import DEFAULT_TRIAL, Gateway, TrialRoute
 from localagentbench.gateway._stats import RateLimitEvent, TrialSignal, TrialStats
+
+if TYPE_CHECKING:  # the same names __getattr__ loads on first use
+    from localagentbench.gateway._backend import (
+        BACKEND_GROUP,
+        BACKENDS,
+        Backend,
+        CallContext,
+        make_backend,
+    )
+    from localagentbench.gateway._probe import ProbeResult, probe, prove
+    from localagentbench.gateway._serve import serve
+    from localagentbench.gateway._server import DEFAULT_TRIAL, Gateway, TrialRoute
+
+# These modules import aiohttp (about 0.7 s); a record model or a CLI that only needs
+# TrialStats or an error type should not pay for it, so they load on first attribute use.
+_LAZY = {
+    "BACKEND_GROUP": "_backend",
+    "BACKENDS": "_backend",
+    "Backend": "_backend",
+    "CallContext": "_backend",
+    "make_backend": "_backend",
+    "ProbeResult": "_probe",
+    "probe": "_probe",
+    "prove": "_probe",
+    "serve": "_serve",
+    "DEFAULT_TRIAL": "_server",
+    "Gateway": "_server",
+    "TrialRoute": "_server",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import an aiohttp-backed name from its module the first time it is asked for."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BACKENDS",

@@ -20,9 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
-
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from typing import TYPE_CHECKING, Any
 
 from localagentbench._io import atomic_write_text
 from localagentbench.errors import LabError, RunDirError
@@ -35,6 +33,9 @@ from localagentbench.report._svg import Bar, Point, interval_chart, scatter, spr
 from localagentbench.report._trialpage import TEXT_CAP, trial_page
 from localagentbench.tasks import load_suite
 
+if TYPE_CHECKING:  # Jinja loads when a site is built, not when the CLI starts
+    from jinja2 import Environment
+
 __all__ = ["SiteResult", "build_site", "render_index", "template_env", "write_assets"]
 
 
@@ -46,6 +47,8 @@ class SiteResult:
 
 
 def template_env() -> Environment:
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
     env = Environment(
         loader=PackageLoader("localagentbench.report", "templates"),
         autoescape=True,

@@ -10,10 +10,12 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Hashable, Sequence
-from typing import SupportsFloat
+from typing import TYPE_CHECKING, SupportsFloat
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # NumPy loads inside the functions that compute
+    import numpy as np
+    import numpy.typing as npt
+
 
 from ._intervals import wilson_bounds
 from ._validate import (
@@ -37,6 +39,8 @@ class SingleClusterWarning(RuntimeWarning):
 
 def _cluster_codes(clusters: Sequence[Hashable], n: int) -> tuple[npt.NDArray[np.intp], int]:
     """Map cluster labels to codes ``0..G-1`` (first-seen order) and return G."""
+    import numpy as np
+
     same_length(n, len(clusters), "values", "clusters")
     index: dict[Hashable, int] = {}
     codes = np.fromiter(
@@ -92,6 +96,8 @@ def clustered_se(values: RealSequence, clusters: Sequence[Hashable]) -> float:
     Raises:
         ValueError: empty input, non-finite values or unequal lengths.
     """
+    import numpy as np
+
     x = as_array(values, "values")
     n = x.size
     codes, n_clusters = _cluster_codes(clusters, n)
@@ -107,6 +113,8 @@ def clustered_se(values: RealSequence, clusters: Sequence[Hashable]) -> float:
 
 
 def _mean(sample: FloatArray) -> float:
+    import numpy as np
+
     return float(np.mean(sample))
 
 
@@ -150,6 +158,8 @@ def bootstrap_ci(
         ValueError: empty input, non-finite values, unequal lengths or bad
             ``n_resamples``/``confidence``.
     """
+    import numpy as np
+
     x = as_array(values, "values")
     resamples = as_count(n_resamples, "n_resamples")
     if resamples < 1:
@@ -215,6 +225,8 @@ def fraction_interval(
         ValueError: empty input, values outside [0, 1], unequal lengths or
             ``z <= 0``.
     """
+    import numpy as np
+
     x = as_array(values, "values")
     if np.any((x < 0.0) | (x > 1.0)):
         raise ValueError("values must all be between 0 and 1")

@@ -5,10 +5,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-from scipy.stats import binomtest, norm  # type: ignore[import-untyped, unused-ignore]
-from scipy.stats import t as student_t  # type: ignore[import-untyped, unused-ignore]
-
 from ._intervals import wilson_bounds
 from ._validate import (
     OutcomeSequence,
@@ -54,6 +50,8 @@ def paired_difference(
     Raises:
         ValueError: empty or unequal-length input, or non-finite values.
     """
+    import numpy as np
+
     a_arr = as_array(a, "a")
     b_arr = as_array(b, "b")
     same_length(a_arr.size, b_arr.size, "a", "b")
@@ -130,6 +128,10 @@ def paired_interval(a: RealSequence, b: RealSequence, confidence: float = 0.95) 
         ValueError: empty or unequal-length input, values outside [0, 1], or
             ``confidence`` not strictly between 0 and 1.
     """
+    import numpy as np
+    from scipy.stats import norm  # type: ignore[import-untyped, unused-ignore]
+    from scipy.stats import t as student_t  # type: ignore[import-untyped, unused-ignore]
+
     a_arr = as_array(a, "a")
     b_arr = as_array(b, "b")
     same_length(a_arr.size, b_arr.size, "a", "b")
@@ -207,6 +209,8 @@ class McNemarResult:
 
 
 def _as_outcomes(values: OutcomeSequence, name: str) -> list[bool]:
+    import numpy as np
+
     outcomes: list[bool] = []
     for i, value in enumerate(values):
         if isinstance(value, bool | np.bool_) or value in (0, 1):
@@ -244,6 +248,8 @@ def mcnemar_exact(a: OutcomeSequence, b: OutcomeSequence) -> McNemarResult:
         ValueError: empty or unequal-length input, or a value that is not
             a pass/fail outcome.
     """
+    from scipy.stats import binomtest  # type: ignore[import-untyped, unused-ignore]
+
     a_out = _as_outcomes(a, "a")
     b_out = _as_outcomes(b, "b")
     same_length(len(a_out), len(b_out), "a", "b")

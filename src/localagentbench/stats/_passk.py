@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ._validate import as_count
 
 
@@ -48,6 +46,8 @@ def pass_at_k(n: int, c: int, k: int) -> float:
         TypeError: a count is not an integer.
         ValueError: the counts are out of range; the message names which.
     """
+    import numpy as np
+
     n_i, c_i, k_i = _check_nck(n, c, k)
     if n_i - c_i < k_i:
         return 1.0
@@ -81,6 +81,8 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
         TypeError: a count is not an integer.
         ValueError: the counts are out of range; the message names which.
     """
+    import numpy as np
+
     n_i, c_i, k_i = _check_nck(n, c, k)
     if c_i < k_i:
         return 0.0

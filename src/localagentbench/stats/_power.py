@@ -5,9 +5,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-import numpy as np
-from scipy.stats import norm  # type: ignore[import-untyped, unused-ignore]
-
 from ._validate import RealSequence, as_array, as_count, as_fraction
 
 
@@ -78,6 +75,8 @@ def minimum_detectable_effect(
     Raises:
         ValueError: an argument is out of range.
     """
+    from scipy.stats import norm  # type: ignore[import-untyped, unused-ignore]
+
     tasks = as_count(n_tasks, "n_tasks")
     reps = as_count(repeats, "repeats")
     if tasks < 1 or reps < 1:
@@ -126,6 +125,8 @@ def intra_task_correlation(per_task: Mapping[str, RealSequence]) -> float:
     Raises:
         ValueError: a value is not finite.
     """
+    import numpy as np
+
     groups = [
         x
         for task_id, values in per_task.items()

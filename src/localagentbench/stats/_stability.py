@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-import numpy as np
-
 from ._validate import RealSequence, as_array
 
 
@@ -39,6 +37,8 @@ def stability(per_task: Mapping[str, RealSequence]) -> float:
     Raises:
         ValueError: a value is not finite or lies outside [0, 1].
     """
+    import numpy as np
+
     spreads: list[float] = []
     for task_id, values in per_task.items():
         x = as_array(values, f"per_task[{task_id!r}]", min_len=0)

@@ -10,18 +10,20 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Sequence
-from typing import Any, SupportsIndex
+from typing import TYPE_CHECKING, Any, SupportsIndex, TypeAlias
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # NumPy loads when a statistic is computed, not when the CLI starts
+    import numpy as np
+    import numpy.typing as npt
 
-RealSequence = Sequence[float] | npt.NDArray[Any]
+
+RealSequence: TypeAlias = "Sequence[float] | npt.NDArray[Any]"
 """A one-dimensional run of real numbers: a list, a tuple or a NumPy array."""
 
-OutcomeSequence = Sequence[int] | npt.NDArray[Any]
+OutcomeSequence: TypeAlias = "Sequence[int] | npt.NDArray[Any]"
 """A one-dimensional run of pass/fail outcomes: bools or 0/1 (``bool`` is an ``int``)."""
 
-FloatArray = npt.NDArray[np.float64]
+FloatArray: TypeAlias = "npt.NDArray[np.float64]"
 
 
 def as_count(value: object, name: str) -> int:
@@ -30,6 +32,8 @@ def as_count(value: object, name: str) -> int:
     Accepts ``int`` and NumPy integers; rejects ``bool``, floats and strings so
     that ``pass_at_k(10, 2.5, 1)`` is an error rather than a rounding.
     """
+    import numpy as np
+
     if isinstance(value, bool | np.bool_):
         raise TypeError(f"{name} must be an integer count, got the bool {value!r}")
     if not isinstance(value, SupportsIndex):
@@ -42,6 +46,8 @@ def as_count(value: object, name: str) -> int:
 
 def as_real(value: object, name: str) -> float:
     """Return ``value`` as a finite ``float`` or raise ``ValueError``."""
+    import numpy as np
+
     if isinstance(value, bool | np.bool_):
         raise TypeError(f"{name} must be a real number, got the bool {value!r}")
     try:
@@ -77,6 +83,8 @@ def as_array(values: RealSequence, name: str, *, min_len: int = 1) -> FloatArray
     ``min_len`` is the smallest length the caller can work with; shorter input
     raises ``ValueError`` naming ``name``.
     """
+    import numpy as np
+
     if isinstance(values, str | bytes):
         raise TypeError(f"{name} must be a sequence of numbers, not a string")
     try:
