@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from localagentbench.grading import PristineBaseline
-from localagentbench.runner import RunOptions, configuration_from_cli, execute
+import pytest
+
+from localagentbench.grading import PristineBaseline, TestReport
+from localagentbench.runner import GradeShared, RunOptions, configuration_from_cli, execute
+from localagentbench.sandbox import NoneSandbox
+from localagentbench.tasks import load_tasks
 
 
 def test_three_repeats_run_the_pristine_tests_once_per_task(
@@ -50,4 +56,40 @@ def test_concurrent_trials_wait_for_one_computation() -> None:
     assert calls == ["x"]
     assert baseline.get("t@1", slow) == 7
     assert baseline.get("t@2", lambda: 9) == 9
+    assert baseline.computed == 2
+
+
+def test_a_changed_task_version_recomputes_the_pristine_results(
+    make_task: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from localagentbench.grading import _grade
+
+    labels: list[str] = []
+    real = _grade.run_commands_reported
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        labels.append(kwargs["label"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_grade, "run_commands_reported", counting)
+    baseline: PristineBaseline[TestReport | None] = PristineBaseline()
+    shared = GradeShared(sandbox=NoneSandbox(), cancel=threading.Event(), baseline=baseline)
+    for version, suite in (("1", "a"), ("1", "b"), ("2", "c")):
+        make_task("calc-add", version=version, suite=tmp_path / suite)
+        [task] = load_tasks(tmp_path / suite, [])
+        work = tmp_path / f"work-{suite}"
+        shutil.copytree(task.resolve("repo"), work)
+        _grade.grade(
+            task,
+            workspace=work,
+            scratch=tmp_path / f"scratch-{suite}",
+            log_dir=tmp_path / f"log-{suite}",
+            final_answer=None,
+            deleted=[],
+            pristine=task.resolve("repo"),
+            sandbox=shared.sandbox,
+            cancel=shared.cancel,
+            baseline=shared.baseline,
+        )
+    assert labels.count("pristine") == 2  # version 1 once for two gradings, version 2 again
     assert baseline.computed == 2

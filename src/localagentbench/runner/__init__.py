@@ -8,7 +8,14 @@ from localagentbench.runner._config import (
     resolve_command,
 )
 from localagentbench.runner._executor import Executor, LocalExecutor
+from localagentbench.runner._pipeline import GradeShared, grade_trial
 from localagentbench.runner._progress import ProgressSink, RichProgress, SilentProgress
+from localagentbench.runner._regrade import (
+    VERDICT_FIELDS,
+    RegradeResult,
+    regrade_run,
+    regrade_trial,
+)
 from localagentbench.runner._run import (
     RunOptions,
     RunResult,
@@ -17,14 +24,18 @@ from localagentbench.runner._run import (
     resume_options,
 )
 from localagentbench.runner._toolchain import describe_unrunnable, prove_toolchains
-from localagentbench.runner._trial import TrialEnv, TrialPlan, run_trial, trial_id
+from localagentbench.runner._trial import RateGate, TrialEnv, TrialPlan, run_trial, trial_id
 
 __all__ = [
     "Configuration",
+    "VERDICT_FIELDS",
     "Executor",
+    "GradeShared",
     "LocalExecutor",
     "Matrix",
     "ProgressSink",
+    "RateGate",
+    "RegradeResult",
     "RichProgress",
     "RunOptions",
     "RunResult",
@@ -35,7 +46,10 @@ __all__ = [
     "describe_unrunnable",
     "execute",
     "load_matrix",
+    "grade_trial",
     "prove_toolchains",
+    "regrade_run",
+    "regrade_trial",
     "resolve_command",
     "restart_options",
     "resume_options",

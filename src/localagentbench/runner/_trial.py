@@ -14,9 +14,10 @@ from localagentbench._proc import Cancelled
 from localagentbench.agents import Agent, AgentContext, AgentOutcome
 from localagentbench.errors import LabError
 from localagentbench.gateway import Gateway, GatewayError, TrialRoute, TrialStats
-from localagentbench.grading import CommandsResult, PristineBaseline, TestReport, Verdict, grade
+from localagentbench.grading import CommandsResult, PristineBaseline, TestReport, Verdict
 from localagentbench.records import Incident, RunDir, Status, Tokens, TrialRecord, utc_now
 from localagentbench.runner._config import Configuration
+from localagentbench.runner._pipeline import GradeShared, grade_trial
 from localagentbench.sandbox import (
     TEST_INFRA_PATTERNS,
     NoneSandbox,
@@ -206,18 +207,13 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         if status == "infra_error":
             verdict = _not_graded(f"not graded: {error}")
         else:
-            verdict = grade(
+            verdict = grade_trial(
                 task,
-                workspace=dirs.work,
-                scratch=dirs.grade,
+                dirs,
                 log_dir=folder / "grading",
                 final_answer=outcome.final_answer,
                 deleted=deleted,
-                cancel=env.cancel,
-                pristine=dirs.root / "pristine",
-                sandbox=env.sandbox,
-                hide=env.hide,
-                baseline=env.baseline,
+                shared=GradeShared(env.sandbox, env.cancel, env.hide, env.baseline),
             )
         grade_s = time.monotonic() - graded_at
         if verdict.env_fault is not None and status != "infra_error":
@@ -233,8 +229,10 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
             waits = [e.retry_after_s for e in traffic.rate_limited if e.retry_after_s is not None]
             wait = env.rate_gate.push(max(waits) if waits else None)
             status = "infra_error"
-            error = (f"rate limited by the backend {len(traffic.rate_limited)} time(s) "
-                     f"({traffic.rate_limited[-1].status}); new trials wait {wait:g}s")  # fmt: skip
+            error = (
+                f"rate limited by the backend {len(traffic.rate_limited)} time(s) "
+                f"({traffic.rate_limited[-1].status}); new trials wait {wait:g}s"
+            )
     except Cancelled:
         raise
     except (LabError, GatewayError, OSError) as e:
@@ -325,9 +323,11 @@ def _open_route(
     )
 
 
-TEST_FILE_PATTERNS = ("test_*.py", "*/test_*.py", "*_test.py", "*/*_test.py", "*_test.go",
-                      "*/*_test.go", "*.test.js", "*/*.test.js", "*.test.ts", "*/*.test.ts",
-                      "*.spec.js", "*/*.spec.js")  # fmt: skip
+TEST_FILE_PATTERNS = tuple(
+    f"{prefix}{name}"
+    for name in ("test_*.py", "*_test.py", "*_test.go", "*.test.js", "*.test.ts", "*.spec.js")
+    for prefix in ("", "*/")
+)
 """Files treated as visible tests wherever they are, beside the oracle's own paths."""
 
 
@@ -341,6 +341,10 @@ def _tamper(task: Task, pristine: Pristine, work: Path, scratch: Path) -> Tamper
 
 def _tokens(traffic: TrialStats | None, uses_model: bool) -> Tokens:
     if traffic is not None:
-        return Tokens(input=traffic.input_tokens, output=traffic.output_tokens, source="gateway",
-                      counting=traffic.token_source)  # fmt: skip
+        return Tokens(
+            input=traffic.input_tokens,
+            output=traffic.output_tokens,
+            source="gateway",
+            counting=traffic.token_source,
+        )
     return Tokens() if uses_model else Tokens(input=0, output=0, source="none")

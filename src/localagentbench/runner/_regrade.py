@@ -1,0 +1,186 @@
+"""Regrade: the current hidden tests and checks re-run on a run's stored patches.
+
+Records are never rewritten: each regraded trial gets ``regrade-<stamp>.json``
+beside its ``record.json`` (old and new verdict), every changed verdict is an
+incident, and the run gets ``summary.regrade-<stamp>.json`` over the new verdicts.
+Grading goes through `grade_trial`, the same path a run takes.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from localagentbench._io import atomic_write_text
+from localagentbench.errors import RunDirError
+from localagentbench.grading import Verdict
+from localagentbench.records import Incident, RunDir, TrialRecord, summarise, utc_now
+from localagentbench.runner._pipeline import GradeShared, grade_trial
+from localagentbench.sandbox import Sandbox, select
+from localagentbench.tasks import Task, load_tasks
+from localagentbench.workspace import PristineStore, git, git_patch, prepare_workspace, unpack
+
+__all__ = [
+    "COPIED_FIELDS",
+    "VERDICT_FIELDS",
+    "RegradeResult",
+    "regrade_run",
+    "regrade_trial",
+]
+
+VERDICT_FIELDS = ("success", "correctness", "overfit", "claimed_done", "false_success", "damage")
+"""What a regrade may change; a difference in any of them is logged as an incident."""
+
+COPIED_FIELDS = (
+    *VERDICT_FIELDS,
+    "correctness_basis",
+    "correctness_note",
+    "task_tests",
+    "agent_tests",
+    "no_change",
+    "visible",
+    "heldout",
+    "checks",
+    "not_transferred",
+)
+"""Verdict fields the regrade summary's records take from the new verdict."""
+
+
+def regrade_trial(
+    record: TrialRecord,
+    task: Task,
+    run_dir: RunDir,
+    scratch: Path,
+    folder: Path,
+    shared: GradeShared,
+) -> Verdict:
+    """Rebuild the agent's workspace from the pristine archive and the stored patch; grade it."""
+    pristine = PristineStore(run_dir.pristine).load(task)
+    if pristine is None:
+        raise RunDirError(f"{run_dir.pristine}: no pristine archive for {task.key}")
+    dirs = prepare_workspace(pristine, scratch)
+    try:
+        patch = run_dir.trial(record.trial_id) / "patch.diff"
+        if patch.is_file() and patch.stat().st_size:
+            git(["apply", "--binary", "--whitespace=nowarn", str(patch.resolve())], cwd=dirs.work)
+        _, deleted = git_patch(dirs.git_dir, dirs.work)
+        unpack(pristine, dirs.root / "pristine", with_git=False)
+        return grade_trial(
+            task,
+            dirs,
+            log_dir=folder / "grading",
+            final_answer=record.final_answer,
+            deleted=deleted,
+            shared=shared,
+        )
+    finally:
+        dirs.remove()
+
+
+@dataclass
+class RegradeResult:
+    stamp: str
+    regraded: int = 0
+    changed: int = 0
+    records: list[TrialRecord] = field(default_factory=list)
+    """Every record of the run, regraded ones carrying their new verdict."""
+
+    @property
+    def summary_name(self) -> str:
+        return f"summary.regrade-{self.stamp}.json"
+
+
+def _verdict_of(source: TrialRecord | Verdict) -> dict[str, Any]:
+    return {f: getattr(source, f) for f in VERDICT_FIELDS}
+
+
+def regrade_run(
+    run: Path,
+    tasks_dir: Path | None = None,
+    task_ids: Sequence[str] = (),
+    *,
+    sandbox: Sandbox | None = None,
+    notify: Callable[[str], None] = lambda _line: None,
+) -> RegradeResult:
+    """Regrade every gradable trial of ``run``; ``notify`` hears each skip and change."""
+    run_dir = RunDir(run)
+    info = run_dir.read_info()
+    folder = tasks_dir or Path(info.tasks_dir)
+    loaded = {t.id: t for t in load_tasks(folder, list(task_ids))}
+    result = RegradeResult(stamp=utc_now().replace(":", "").replace("-", ""))
+    shared = GradeShared(
+        sandbox=sandbox or select(None),
+        cancel=threading.Event(),
+        hide=(
+            folder.resolve(),
+            run_dir.path.resolve(),
+            *(t.file.parent for t in loaded.values()),
+        ),
+    )
+    scratch = Path(tempfile.mkdtemp(prefix="lab-regrade-"))
+    try:
+        for record in run_dir.records():
+            result.records.append(
+                _regrade_one(record, loaded, run_dir, scratch, shared, result, notify)
+            )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    summary = summarise(info.run_id, result.records, utc_now())
+    atomic_write_text(run_dir.path / result.summary_name, summary.model_dump_json(indent=2))
+    return result
+
+
+def _regrade_one(
+    record: TrialRecord,
+    loaded: dict[str, Task],
+    run_dir: RunDir,
+    scratch: Path,
+    shared: GradeShared,
+    result: RegradeResult,
+    notify: Callable[[str], None],
+) -> TrialRecord:
+    current = loaded.get(record.task_id)
+    if record.status == "infra_error" or current is None:
+        return record
+    if current.version != record.task_version:
+        notify(
+            f"skip {record.trial_id}: task {current.id} is version {current.version}, "
+            f"the run recorded {record.task_version}"
+        )
+        return record
+    stamp = result.stamp
+    trial_dir = run_dir.trial(record.trial_id)
+    verdict = regrade_trial(
+        record, current, run_dir, scratch, trial_dir / f"regrade-{stamp}", shared
+    )
+    result.regraded += 1
+    old, new = _verdict_of(record), _verdict_of(verdict)
+    diff = {f: [old[f], new[f]] for f in VERDICT_FIELDS if old[f] != new[f]}
+    document = {
+        "time": utc_now(),
+        "previous": old,
+        "changed": diff,
+        "verdict": json.loads(verdict.model_dump_json()),
+    }
+    atomic_write_text(trial_dir / f"regrade-{stamp}.json", json.dumps(document, indent=2))
+    if diff:
+        result.changed += 1
+        detail = "; ".join(f"{f} {a} -> {b}" for f, (a, b) in diff.items() if f != "damage")
+        run_dir.log_incident(
+            Incident(
+                time=utc_now(),
+                kind="regrade",
+                trial_id=record.trial_id,
+                detail=f"regrade changed the verdict: {detail or 'damage'}",
+                data={"changed": diff, "stamp": stamp},
+            )
+        )
+        notify(f"changed {record.trial_id}: {detail or 'damage'}")
+    update = {f: getattr(verdict, f) for f in COPIED_FIELDS}
+    return record.model_copy(update={**update, "grading_isolation": verdict.isolation})
