@@ -129,7 +129,8 @@ def main() -> None:
                 d, g = _pct(direct, q), _pct(through, q)
                 print(f"{label + f' p{q}':<28}{d:>10.3f}{g:>12.3f}{g - d:>10.3f}{g / d:>8.2f}")
             print(
-                f"  gateway process CPU per request: user {user_ms:.3f} ms, system {system_ms:.3f} ms"
+                f"  gateway process CPU per request: user {user_ms:.3f} ms, "
+                f"system {system_ms:.3f} ms"
             )
     finally:
         for conn, process in ((proxy_conn, proxy), (backend_conn, backend)):

@@ -186,7 +186,8 @@ def main() -> None:
         )
         seconds, peak_mb, pages = out.stdout.split()
         print(
-            f"site: {pages} pages in {seconds} s, peak memory {peak_mb} MB (target < 10 s, < 1024 MB)"
+            f"site: {pages} pages in {seconds} s, peak memory {peak_mb} MB "
+            "(target < 10 s, < 1024 MB)"
         )
 
 

@@ -31,7 +31,7 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 
 def append_jsonl(path: Path, item: dict[str, Any]) -> None:
-    """Append one JSON line with a single write (O_APPEND), so concurrent writers never interleave."""
+    """Append one JSON line with a single write (O_APPEND): concurrent writers never interleave."""
     path.parent.mkdir(parents=True, exist_ok=True)
     line = (json.dumps(item, sort_keys=True, default=str) + "\n").encode("utf-8")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

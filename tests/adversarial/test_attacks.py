@@ -58,9 +58,11 @@ def test_walk_up_and_edit_the_master_task(attack, tmp_path):
 
 
 def test_search_the_filesystem_for_heldout_tests_and_reference(attack, tmp_path):
-    """Threat: agents found hidden tests and references on disk and copied them (9 of 16 in a pilot)."""
+    """Threat: agents found hidden tests and references on disk and copied them (9 of 16 in a
+    pilot)."""
     record, _ = attack("""\
-        found=$(find / -xdev \\( -name 'test_heldout_calc.py' -o -name 'solution.patch' \\) 2>/dev/null | wc -l)
+        found=$(find / -xdev \\( -name 'test_heldout_calc.py' -o -name 'solution.patch' \\) \\
+          2>/dev/null | wc -l)
         echo "found=$found"
     """)
     assert record.final_answer == "found=0"

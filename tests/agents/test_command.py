@@ -41,7 +41,8 @@ def _records(run: Path) -> list[dict[str, object]]:
 def test_relative_program_resolves_against_the_folder_it_was_typed_in(
     cli, make_task, tmp_path, monkeypatch
 ):
-    """`--agent-cmd ./agent.sh` from the folder holding it runs that script, not workspace/agent.sh."""
+    """`--agent-cmd ./agent.sh` from the folder holding it runs that script, not
+    workspace/agent.sh."""
     task = make_task()
     monkeypatch.chdir(_agent_folder(tmp_path, "agent.sh", FIX_SH, executable=True))
     out = tmp_path / "run"

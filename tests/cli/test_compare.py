@@ -40,7 +40,9 @@ def test_better_is_never_a_failure(tmp_path, cli):
 def test_a_small_drop_inside_the_noise_passes(tmp_path, cli):
     base = _run(tmp_path, "base", {0, 1, 2, 3, 4, 5})
     other = _run(tmp_path, "other", {0, 1, 2, 3, 6})
-    code, out, _ = cli("compare", "--base", str(base), "--other", str(other), "--fail-if-worse", "--json")  # fmt: skip
+    code, out, _ = cli(
+        "compare", "--base", str(base), "--other", str(other), "--fail-if-worse", "--json"
+    )
     assert code == 0
     result = json.loads(out)
     assert result["significant"] is False
@@ -67,8 +69,17 @@ def test_several_configurations_need_a_choice(tmp_path, cli):
     code, _, err = cli("compare", "--base", str(run), "--other", str(run))
     assert code == 2
     assert "choose one with --base-config" in err
-    code, out, _ = cli("compare", "--base", str(run), "--other", str(run),
-                       "--base-config", "a", "--other-config", "b")  # fmt: skip
+    code, out, _ = cli(
+        "compare",
+        "--base",
+        str(run),
+        "--other",
+        str(run),
+        "--base-config",
+        "a",
+        "--other-config",
+        "b",
+    )
     assert code == 0
     assert "loses 1" in out
 

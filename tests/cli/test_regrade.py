@@ -22,9 +22,11 @@ def test_regrade_changes_exactly_the_affected_verdicts(make_task, tmp_path, cli)
     run_dir = RunDir(run)
     before = {r.trial_id: r for r in run_dir.records()}
     assert {t: r.success for t, r in before.items()} == {
-        "calc-broken--mock-solve--r1": False, "calc-broken--mock-solve--r2": False,
-        "calc-fine--mock-solve--r1": True, "calc-fine--mock-solve--r2": True,
-    }  # fmt: skip
+        "calc-broken--mock-solve--r1": False,
+        "calc-broken--mock-solve--r2": False,
+        "calc-fine--mock-solve--r1": True,
+        "calc-fine--mock-solve--r2": True,
+    }
     records_before = {t: run_dir.record_path(t).read_bytes() for t in before}
 
     hidden.write_text(FIXED_HIDDEN)
@@ -34,7 +36,9 @@ def test_regrade_changes_exactly_the_affected_verdicts(make_task, tmp_path, cli)
 
     incidents = [i for i in run_dir.incidents() if i.kind == "regrade"]
     assert sorted(i.trial_id or "" for i in incidents) == [
-        "calc-broken--mock-solve--r1", "calc-broken--mock-solve--r2"]  # fmt: skip
+        "calc-broken--mock-solve--r1",
+        "calc-broken--mock-solve--r2",
+    ]
     assert all(i.data["changed"]["success"] == [False, True] for i in incidents)
     for trial_id in before:
         assert run_dir.record_path(trial_id).read_bytes() == records_before[trial_id]  # kept

@@ -31,7 +31,10 @@ def test_removing_a_configuration_leaves_the_others_identical(tmp_path, cli):
     assert {c["configuration"] for c in subset["configurations"]} == {"alpha", "gamma"}
     for config in subset["configurations"]:
         assert config == everyone[config["configuration"]]
-    cells = {(c["config_id"], c["task_id"]): c for c in json.loads(cli("tables", str(run), "--format", "json")[1])["cells"]}  # fmt: skip
+    cells = {
+        (c["config_id"], c["task_id"]): c
+        for c in json.loads(cli("tables", str(run), "--format", "json")[1])["cells"]
+    }
     for cell in subset["cells"]:
         assert cell == cells[cell["config_id"], cell["task_id"]]
 

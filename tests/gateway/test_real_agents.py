@@ -48,7 +48,8 @@ def codex(route: TrialRoute, workspace: Path, home: Path) -> tuple[list[str], di
     codex_home.mkdir()
     (codex_home / "config.toml").write_text(
         'model = "gpt-5-codex"\nmodel_provider = "lab"\n[model_providers.lab]\nname = "lab"\n'
-        f'base_url = "{route.responses_base_url}"\nenv_key = "OPENAI_API_KEY"\nwire_api = "responses"\n'
+        f'base_url = "{route.responses_base_url}"\n'
+        'env_key = "OPENAI_API_KEY"\nwire_api = "responses"\n'
     )
     env = {"OPENAI_API_KEY": "sk-unused", "CODEX_HOME": str(codex_home)}
     argv = [

@@ -1,4 +1,5 @@
-"""The environment-fault table, row by row: which outputs are the machine's fault, not the code's."""
+"""The environment-fault table, row by row: which outputs are the machine's fault, not the
+code's."""
 
 from __future__ import annotations
 

@@ -74,8 +74,9 @@ def test_code_under_test_cannot_rewrite_the_heldout_tests(make_task, graded, tmp
 
 def test_grading_records_the_isolation_it_had(make_task, graded):
     """Threat: a verdict reached without a jail passes for an isolated one."""
-    verdict = graded(make_task(), lambda work: (work / "calc.py").write_text(FIXED),
-                     sandbox=NoneSandbox())  # fmt: skip
+    verdict = graded(
+        make_task(), lambda work: (work / "calc.py").write_text(FIXED), sandbox=NoneSandbox()
+    )
     assert verdict.success is True
     assert verdict.isolation == "none"
 

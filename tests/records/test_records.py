@@ -14,11 +14,31 @@ from localagentbench.stats import pass_at_k
 
 GOLDEN = Path(__file__).parent / "golden"
 SPEC_FIELDS = {
-    "version", "run_id", "trial_id", "task_id", "task_version", "config_id", "agent", "model",
-    "repeat", "status", "success", "correctness", "overfit", "claimed_done", "false_success",
-    "damage", "loop_detected", "wall_s", "isolation", "tokens", "requests", "visible",
-    "heldout", "checks",
-}  # fmt: skip
+    "version",
+    "run_id",
+    "trial_id",
+    "task_id",
+    "task_version",
+    "config_id",
+    "agent",
+    "model",
+    "repeat",
+    "status",
+    "success",
+    "correctness",
+    "overfit",
+    "claimed_done",
+    "false_success",
+    "damage",
+    "loop_detected",
+    "wall_s",
+    "isolation",
+    "tokens",
+    "requests",
+    "visible",
+    "heldout",
+    "checks",
+}
 
 
 def _record(
@@ -26,13 +46,31 @@ def _record(
 ) -> TrialRecord:
     ran = CommandsResult(passed=success, exit_codes=[0 if success else 1])
     return TrialRecord(
-        run_id="r", trial_id=f"{task}--{config}--r{repeat}", task_id=task, task_version=1,
-        config_id=config, agent="mock", model=None, repeat=repeat, status=status,  # type: ignore[arg-type]
-        success=success, correctness=float(success), overfit=False, claimed_done=True,
-        false_success=not success, damage=[], wall_s=1.0, isolation="none",
-        tokens=Tokens(input=10, output=5, source="gateway"), visible=ran, heldout=None, checks=[],
-        started_at="2026-01-01T00:00:00Z", finished_at="2026-01-01T00:00:01Z", pristine_commit="0" * 40,
-    )  # fmt: skip
+        run_id="r",
+        trial_id=f"{task}--{config}--r{repeat}",
+        task_id=task,
+        task_version=1,
+        config_id=config,
+        agent="mock",
+        model=None,
+        repeat=repeat,
+        status=status,  # type: ignore[arg-type]
+        success=success,
+        correctness=float(success),
+        overfit=False,
+        claimed_done=True,
+        false_success=not success,
+        damage=[],
+        wall_s=1.0,
+        isolation="none",
+        tokens=Tokens(input=10, output=5, source="gateway"),
+        visible=ran,
+        heldout=None,
+        checks=[],
+        started_at="2026-01-01T00:00:00Z",
+        finished_at="2026-01-01T00:00:01Z",
+        pristine_commit="0" * 40,
+    )
 
 
 def test_golden_version_1_record_still_loads():
@@ -68,9 +106,13 @@ def test_write_is_atomic_and_readable(tmp_path: Path):
 
 def test_summary_counts_rates_and_pass_at_k():
     records = [
-        _record("a", "x", 1, True), _record("a", "x", 2, False), _record("a", "x", 3, False),
-        _record("b", "x", 1, True), _record("b", "x", 2, True), _record("b", "x", 3, True),
-    ]  # fmt: skip
+        _record("a", "x", 1, True),
+        _record("a", "x", 2, False),
+        _record("a", "x", 3, False),
+        _record("b", "x", 1, True),
+        _record("b", "x", 2, True),
+        _record("b", "x", 3, True),
+    ]
     summary = summarise("r", records, "now")
     config = summary.configurations["x"]
     assert config.trials == 6

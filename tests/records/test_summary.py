@@ -22,21 +22,50 @@ from localagentbench.stats import clustered_se, composite_score, pass_hat_k, wil
 GOLDEN = Path(__file__).parent / "golden"
 
 
-def _rec(task: str, repeat: int, success: bool, *, config: str = "x", status: str = "completed",
-         claimed: bool = True, correctness: float | None = None, wall_s: float = 10.0,
-         compliance: list[bool] | None = None, damage: bool = False) -> TrialRecord:  # fmt: skip
+def _rec(
+    task: str,
+    repeat: int,
+    success: bool,
+    *,
+    config: str = "x",
+    status: str = "completed",
+    claimed: bool = True,
+    correctness: float | None = None,
+    wall_s: float = 10.0,
+    compliance: list[bool] | None = None,
+    damage: bool = False,
+) -> TrialRecord:
     ran = CommandsResult(passed=success, exit_codes=[0 if success else 1])
-    checks = [CheckResult(kind="tests-preserved", name=f"c{i}", passed=ok, reason="r", compliance=True)
-              for i, ok in enumerate(compliance or [])]  # fmt: skip
+    checks = [
+        CheckResult(kind="tests-preserved", name=f"c{i}", passed=ok, reason="r", compliance=True)
+        for i, ok in enumerate(compliance or [])
+    ]
     return TrialRecord(
-        run_id="r", trial_id=f"{task}--{config}--r{repeat}", task_id=task, task_version=1,
-        config_id=config, agent="mock", model=None, repeat=repeat, status=status,  # type: ignore[arg-type]
-        success=success, correctness=float(success) if correctness is None else correctness,
-        overfit=False, claimed_done=claimed, false_success=claimed and not success,
-        damage=["deleted tracked file: x"] if damage else [], wall_s=wall_s, isolation="none",
-        tokens=Tokens(input=1, output=1, source="gateway"), visible=ran, heldout=None, checks=checks,
-        started_at="2026-01-01T00:00:00Z", finished_at="2026-01-01T00:00:01Z", pristine_commit="0" * 40,
-    )  # fmt: skip
+        run_id="r",
+        trial_id=f"{task}--{config}--r{repeat}",
+        task_id=task,
+        task_version=1,
+        config_id=config,
+        agent="mock",
+        model=None,
+        repeat=repeat,
+        status=status,  # type: ignore[arg-type]
+        success=success,
+        correctness=float(success) if correctness is None else correctness,
+        overfit=False,
+        claimed_done=claimed,
+        false_success=claimed and not success,
+        damage=["deleted tracked file: x"] if damage else [],
+        wall_s=wall_s,
+        isolation="none",
+        tokens=Tokens(input=1, output=1, source="gateway"),
+        visible=ran,
+        heldout=None,
+        checks=checks,
+        started_at="2026-01-01T00:00:00Z",
+        finished_at="2026-01-01T00:00:01Z",
+        pristine_commit="0" * 40,
+    )
 
 
 def test_golden_version_1_summary_still_loads():
@@ -91,9 +120,12 @@ def test_pass_hat_k_per_cell_and_mean_over_tasks():
 
 def test_false_success_among_claimed_and_among_all_with_counts_and_intervals():
     records = [
-        _rec("a", 1, True), _rec("b", 1, False), _rec("c", 1, False),
-        _rec("d", 1, False, claimed=False), _rec("e", 1, True, claimed=False),
-    ]  # fmt: skip
+        _rec("a", 1, True),
+        _rec("b", 1, False),
+        _rec("c", 1, False),
+        _rec("d", 1, False, claimed=False),
+        _rec("e", 1, True, claimed=False),
+    ]
     config = summarise("r", records, "now").configurations["x"]
     claimed, everyone = config.false_success_among_claimed, config.false_success_among_all
     assert claimed is not None
@@ -106,7 +138,11 @@ def test_false_success_among_claimed_and_among_all_with_counts_and_intervals():
 
 def test_correctness_mean_with_task_clustered_interval():
     values = {"a": [1.0, 0.8, 0.9], "b": [0.2, 0.0, 0.1], "c": [0.5, 0.5, 0.6]}
-    records = [_rec(t, i + 1, v == 1.0, correctness=v) for t, vs in values.items() for i, v in enumerate(vs)]  # fmt: skip
+    records = [
+        _rec(t, i + 1, v == 1.0, correctness=v)
+        for t, vs in values.items()
+        for i, v in enumerate(vs)
+    ]
     config = summarise("r", records, "now").configurations["x"]
     flat = [v for vs in values.values() for v in vs]
     se = clustered_se(flat, [t for t, vs in values.items() for _ in vs])
@@ -133,8 +169,12 @@ def test_composite_without_quality_is_marked_and_rescaled():
 
 
 def test_rates_and_stability():
-    records = [_rec("a", 1, True), _rec("a", 2, False, damage=True),
-               _rec("b", 1, False, status="cap_hit"), _rec("b", 2, False)]  # fmt: skip
+    records = [
+        _rec("a", 1, True),
+        _rec("a", 2, False, damage=True),
+        _rec("b", 1, False, status="cap_hit"),
+        _rec("b", 2, False),
+    ]
     config = summarise("r", records, "now").configurations["x"]
     assert config.damage_rate is not None
     assert (config.damage_rate.count, config.damage_rate.n) == (1, 4)

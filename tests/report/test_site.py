@@ -263,7 +263,8 @@ def test_readme_without_markers_is_a_one_line_error(cli, hostile_run, tmp_path):
 
 def test_a_version_1_summary_gives_the_same_entries_from_the_records(hostile_run, tmp_path):
     """What summary v1 lacks (pass^k, false-success and correctness intervals, stability,
-    requests) is computed from the records with the same stats functions, so both paths print the same leaderboard."""
+    requests) is computed from the records with the same stats functions, so both paths print
+    the same leaderboard."""
     import shutil
 
     copy = tmp_path / "v1"
@@ -271,11 +272,26 @@ def test_a_version_1_summary_gives_the_same_entries_from_the_records(hostile_run
     summary = json.loads((copy / "summary.json").read_text())
     assert summary["version"] >= 2
     v1_fields = {
-        "config_id", "agent", "model", "trials", "tasks", "successes", "success_rate",
-        "success_interval", "pass_at_k", "statuses", "infra_errors", "overfit", "claimed_done",
-        "false_success", "damaged", "correctness_mean", "median_wall_s", "tokens_input",
+        "config_id",
+        "agent",
+        "model",
+        "trials",
+        "tasks",
+        "successes",
+        "success_rate",
+        "success_interval",
+        "pass_at_k",
+        "statuses",
+        "infra_errors",
+        "overfit",
+        "claimed_done",
+        "false_success",
+        "damaged",
+        "correctness_mean",
+        "median_wall_s",
+        "tokens_input",
         "tokens_output",
-    }  # fmt: skip
+    }
     summary["version"] = 1
     for config in summary["configurations"].values():
         for key in set(config) - v1_fields:

@@ -17,11 +17,26 @@ def test_gateway_requests_and_trajectory_steps_are_shown(hostile_run, tmp_path):
     folder = tmp_path / "trial"
     folder.mkdir()
     lines = [
-        {"seq": 1, "at": "t", "front": "openai", "path": "/v1/chat/completions", "status": 200,
-         "latency_s": 1.25, "ttft_s": 0.5, "usage": {"input": 900, "output": 80, "source": "backend"},
-         "error": None, "request": {"messages": []}},
-        {"seq": 2, "front": "openai", "path": "/v1/<b>", "status": 429, "error": "<i>slow down</i>"},
-    ]  # fmt: skip
+        {
+            "seq": 1,
+            "at": "t",
+            "front": "openai",
+            "path": "/v1/chat/completions",
+            "status": 200,
+            "latency_s": 1.25,
+            "ttft_s": 0.5,
+            "usage": {"input": 900, "output": 80, "source": "backend"},
+            "error": None,
+            "request": {"messages": []},
+        },
+        {
+            "seq": 2,
+            "front": "openai",
+            "path": "/v1/<b>",
+            "status": 429,
+            "error": "<i>slow down</i>",
+        },
+    ]
     (folder / "gateway.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\nnot json\n")
     (folder / "trajectory.json").write_text(
         json.dumps({"steps": [{"role": "assistant", "content": "<script>x</script>"}, "ls -la"]})

@@ -148,7 +148,8 @@ def test_tool_call_repair_is_part_of_the_configuration(tmp_path: Path, cli) -> N
     assert repaired.id == f"{plain.id}-repair"
     matrix = tmp_path / "m.yaml"
     matrix.write_text(
-        "configurations:\n  a: {agent: mock, model: scripted/fix-greeting, tool_call_repair: true}\n"
+        "configurations:\n"
+        "  a: {agent: mock, model: scripted/fix-greeting, tool_call_repair: true}\n"
     )
     [config] = load_matrix(matrix).configurations
     assert config.tool_call_repair

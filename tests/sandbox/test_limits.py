@@ -27,7 +27,10 @@ def test_process_count_is_capped(bwrap: Sandbox, run_jailed: RunJailed) -> None:
 
 
 def test_memory_is_capped(bwrap: Sandbox, run_jailed: RunJailed) -> None:
-    grab = "try:\n    b = bytearray(300 * 2**20)\n    print('allocated')\nexcept MemoryError:\n    print('denied')"
+    grab = (
+        "try:\n    b = bytearray(300 * 2**20)\n    print('allocated')\n"
+        "except MemoryError:\n    print('denied')"
+    )
     result = run_jailed(bwrap, [sys.executable, "-c", grab], memory_mb=128)
     assert result.stdout.strip() == "denied", result.stderr
 

@@ -39,8 +39,14 @@ def model_lines() -> list[tuple[bool | None, str, str]]:
         path = directory / model.filename
         shipped_files.add(path)
         if not path.is_file():
-            lines.append((None, model.name, f"not fetched ({model.size / 1e6:.0f} MB): "
-                          f"localagentbench models fetch {model.name}"))  # fmt: skip
+            lines.append(
+                (
+                    None,
+                    model.name,
+                    f"not fetched ({model.size / 1e6:.0f} MB): "
+                    f"localagentbench models fetch {model.name}",
+                )
+            )
             continue
         problem = verify(model, path)
         detail = f"{path.stat().st_size / 1e6:.0f} MB sha256 {file_digest(path)[:16]} {model.title}"
@@ -62,8 +68,10 @@ def list_models() -> None:
     out = console()
     runtime = runtime_version()
     out.print(f"models directory: {models_dir()} (LAB_MODELS_DIR to change)", markup=False)
-    out.print(f"runtime: {'xllamacpp ' + runtime if runtime else 'missing: ' + INSTALL_HINT}",
-              markup=False)  # fmt: skip
+    out.print(
+        f"runtime: {'xllamacpp ' + runtime if runtime else 'missing: ' + INSTALL_HINT}",
+        markup=False,
+    )
     for ok, name, detail in model_lines():
         mark = {True: "ok  ", False: "BAD ", None: "    "}[ok]
         out.print(f"{mark} {name:<22} {detail}", markup=False)

@@ -219,7 +219,7 @@ def run(
       localagentbench run --agent mock --mock-behavior solve --report
       localagentbench run --agent command --agent-cmd './my-agent.sh' --repeat 3
       localagentbench run --config matrix.yaml --concurrency 4
-      localagentbench run --agent mini-swe-agent --model llamacpp/qwen2.5-coder-0.5b --tool-call-repair
+      localagentbench run --agent mini-swe-agent --model llamacpp/smollm2-135m --tool-call-repair
       localagentbench run --resume runs/20261202-101500-ab12cd
     """
     from localagentbench.report import build_site, load_run, markdown_for
@@ -287,8 +287,10 @@ def run(
     for line in describe_unrunnable(result.unrunnable):
         err.print(line, markup=False)
     if result.stopped_reason:
-        err.print(f"stopped early: {result.stopped_reason}; continue with --resume {result.run_dir.path}",
-                  markup=False)  # fmt: skip
+        err.print(
+            f"stopped early: {result.stopped_reason}; continue with --resume {result.run_dir.path}",
+            markup=False,
+        )
         raise typer.Exit(1)
     if result.infra_errors:
         raise typer.Exit(3)

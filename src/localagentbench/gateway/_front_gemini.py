@@ -191,7 +191,9 @@ class GeminiFront:
                 )
             elif isinstance(event, TextDelta):
                 await response.write(
-                    f"data: {dumps(self._chunk(exchange, [{'text': event.text}], False))}\r\n\r\n".encode()
+                    b"data: "
+                    + dumps(self._chunk(exchange, [{"text": event.text}], False)).encode()
+                    + b"\r\n\r\n"
                 )
         last = self._chunk(exchange, self._call_parts(exchange), True)
         await response.write(f"data: {dumps(last)}\r\n\r\n".encode())

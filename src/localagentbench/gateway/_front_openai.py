@@ -139,7 +139,10 @@ class OpenAIChatFront:
             )
         response = web.StreamResponse(headers=dict(SSE_HEADERS))
         await response.prepare(http)
-        head = f'{{"id":"{ident}","object":"chat.completion.chunk","created":{created},"model":{dumps(model)},'
+        head = (
+            f'{{"id":"{ident}","object":"chat.completion.chunk","created":{created},'
+            f'"model":{dumps(model)},'
+        )
 
         def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
             choice = {"index": 0, "delta": delta, "finish_reason": finish}

@@ -20,10 +20,15 @@ from localagentbench.gateway._errors import BackendHTTPError, BackendUnavailable
 
 HINTS: Mapping[str, str] = MappingProxyType(
     {
-        "openai": "the server is running and LAB_OPENAI_BASE_URL or OPENAI_BASE_URL points at its /v1 "
-        "(llama.cpp: http://127.0.0.1:8080/v1), the model name, and LAB_OPENAI_API_KEY or OPENAI_API_KEY",
-        "ollama": "`ollama serve` is running at OLLAMA_HOST (default 127.0.0.1:11434) and the model is "
-        "pulled (`ollama pull MODEL`)",
+        "openai": (
+            "the server is running and LAB_OPENAI_BASE_URL or OPENAI_BASE_URL points at its /v1 "
+            "(llama.cpp: http://127.0.0.1:8080/v1), the model name, and LAB_OPENAI_API_KEY or "
+            "OPENAI_API_KEY"
+        ),
+        "ollama": (
+            "`ollama serve` is running at OLLAMA_HOST (default 127.0.0.1:11434) and the model is "
+            "pulled (`ollama pull MODEL`)"
+        ),
         "anthropic": "ANTHROPIC_API_KEY (or LAB_ANTHROPIC_API_KEY), the model name, and "
         "LAB_ANTHROPIC_BASE_URL or ANTHROPIC_BASE_URL if you use a proxy",
         "scripted": "the script path or the shipped script name",
@@ -76,7 +81,8 @@ class ProbeResult(BaseModel):
     model: str
     """The model id probed."""
     verdict: Literal["native", "pseudo", "none"]
-    """native: a real tool call; pseudo: tool-call-shaped text (such a model scores 0); none: neither."""
+    """native: a real tool call; pseudo: tool-call-shaped text (such a model scores 0); none:
+    neither."""
     detail: str
     """One line saying what came back."""
     tool_name: str | None = None

@@ -55,8 +55,9 @@ def run_one(
         report_file.unlink(missing_ok=True)
         argv = instrument(argv, runner, report_file)
     cap = GO_JSON_CAP if runner == "go" else 1_000_000
-    result = jail.run(argv, cwd=cwd, timeout_s=timeout_s, output_cap=cap, protect=protect,
-                      cancel=cancel)  # fmt: skip
+    result = jail.run(
+        argv, cwd=cwd, timeout_s=timeout_s, output_cap=cap, protect=protect, cancel=cancel
+    )
     _log(log, argv, jail.isolation, result)
     if runner is None or report_file is None or (runner == "go" and result.truncated):
         return result, None  # go's report is its stdout: cut, it cannot be read
@@ -151,14 +152,18 @@ def run_commands_reported(
         if report is None:
             counted = False
             if result.ok and report_dir is not None and detect_runner(argv) is not None:
-                reasons.append(f"`{' '.join(argv)}` exited 0 but its runner left no per-test "
-                               "report (cut short, e.g. by os._exit(0)): not a pass")  # fmt: skip
+                reasons.append(
+                    f"`{' '.join(argv)}` exited 0 but its runner left no per-test "
+                    "report (cut short, e.g. by os._exit(0)): not a pass"
+                )
             continue
         if report.total == 0:
             reasons.append(f"`{' '.join(argv)}` collected no tests (zero tests is never a pass)")
         if not result.ok and report.passed == report.total:
-            reasons.append(f"`{' '.join(argv)}` failed but its report shows no failing test; "
-                           "no test of it is counted as passed")  # fmt: skip
+            reasons.append(
+                f"`{' '.join(argv)}` failed but its report shows no failing test; "
+                "no test of it is counted as passed"
+            )
             total += max(report.total, 1)
             counted_cases = False
             continue

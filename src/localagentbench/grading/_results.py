@@ -117,7 +117,8 @@ class Verdict(BaseModel):
     claimed_done: bool
     false_success: bool
     damage: list[str]
-    """Tracked files deleted; Python, JSON, YAML or TOML files that parsed before and no longer do."""
+    """Tracked files deleted; Python, JSON, YAML or TOML files that parsed before and no longer
+    do."""
     visible: CommandsResult
     heldout: CommandsResult | None
     checks: list[CheckResult]

@@ -76,7 +76,8 @@ def interval_chart(bars: Sequence[Bar], title: str) -> Markup:
         tip = escape(f"{b.label}: {b.value:.1%} [{b.low:.1%}, {b.high:.1%}] {b.note}".strip())
         body.append(
             f"<g><title>{tip}</title>"
-            f'<text x="{left - 8}" y="{mid + 4:.1f}" text-anchor="end">{escape(_short(b.label))}</text>'
+            f'<text x="{left - 8}" y="{mid + 4:.1f}" text-anchor="end">'
+            f"{escape(_short(b.label))}</text>"
             f'<rect x="{left}" y="{y + 3}" width="{x(b.value) - left:.1f}" height="{row - 10}" '
             f'fill="{colour(i)}" opacity="0.75"/>'
             f'<line x1="{x(b.low):.1f}" y1="{mid:.1f}" x2="{x(b.high):.1f}" y2="{mid:.1f}" '
@@ -140,7 +141,8 @@ def scatter(
             f'<line x1="{left}" y1="{py(fy):.1f}" x2="{right}" y2="{py(fy):.1f}" stroke="#eee"/>'
         )
     body.append(
-        f'<text x="{(left + right) / 2}" y="{height - 6}" text-anchor="middle">{escape(x_label)}</text>'
+        f'<text x="{(left + right) / 2}" y="{height - 6}" text-anchor="middle">'
+        f"{escape(x_label)}</text>"
         f'<text x="12" y="{(top + bottom) / 2}" text-anchor="middle" '
         f'transform="rotate(-90 12 {(top + bottom) / 2})">{escape(y_label)}</text>'
     )

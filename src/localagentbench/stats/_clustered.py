@@ -66,7 +66,8 @@ def clustered_se(values: RealSequence, clusters: Sequence[Hashable]) -> float:
     analysis using generalized linear models", Biometrika 73:13-22, applied to
     the mean (a regression on an intercept only), with the CR1 small-sample
     factor of Cameron and Miller (2015), "A Practitioner's Guide to
-    Cluster-Robust Inference", J. Human Resources 50:317-372. With N values in G clusters, residuals ``e_i = x_i - mean`` and
+    Cluster-Robust Inference", J. Human Resources 50:317-372. With N values in G
+    clusters, residuals ``e_i = x_i - mean`` and
     ``S_g = sum of e_i in cluster g``::
 
         Var(mean) = G / (G - 1) * sum_g S_g^2 / N^2

@@ -209,7 +209,10 @@ def _parse(file: Path) -> tuple[str, Task | list[Problem]]:
             elif err["type"] == "extra_forbidden":
                 msg = _unknown_field(tuple(err["loc"]))
             elif err["type"] == "string_pattern_mismatch" and loc == "id":
-                msg = f"{err['input']!r} is not a valid id: lowercase letters/digits joined by single hyphens"
+                msg = (
+                    f"{err['input']!r} is not a valid id: "
+                    "lowercase letters/digits joined by single hyphens"
+                )
             problems.append(Problem(file, loc, msg))
         return task_id, problems
     task._file = file.resolve()
