@@ -19,8 +19,9 @@ from localagentbench.tasks import load_tasks
 def test_three_repeats_run_the_pristine_tests_once_per_task(
     make_task: Callable[..., Path], tmp_path: Path
 ) -> None:
-    make_task("calc-add")
-    make_task("calc-two")
+    f2p = {"fail_to_pass": ["tests/test_heldout_calc.py::test_add_negative"]}
+    make_task("calc-add", **f2p)
+    make_task("calc-two", **f2p)
     config = configuration_from_cli("mock", None, mock_behavior="solve")
     options = RunOptions(
         tasks_dir=tmp_path / "suite", configurations=[config], repeats=3, out=tmp_path / "run"
@@ -30,11 +31,19 @@ def test_three_repeats_run_the_pristine_tests_once_per_task(
     assert len(records) == 6
     assert all(r.success and r.correctness == 1.0 for r in records)
     assert {r.correctness_basis for r in records} == {"fail-to-pass"}
+    f2p_checks = [c for r in records for c in r.checks if c.kind == "fail-to-pass"]
+    assert len(f2p_checks) == 6
+    assert all(c.passed for c in f2p_checks)
     logs = sorted(
         p.parts[-3] for p in (tmp_path / "run" / "trials").glob("*/grading/pristine-0.log")
     )
     assert len(logs) == 2  # one trial per task version ran them; the others reused it
     assert {name.split("--")[0] for name in logs} == {"calc-add", "calc-two"}
+    trials = tmp_path / "run" / "trials"
+    # The fail-to-pass ids on the pristine tree too: once per task version, while every
+    # trial runs them on its own tree.
+    assert len(list(trials.glob("*/grading/f2p-pristine.log"))) == 2
+    assert len(list(trials.glob("*/grading/f2p-agent.log"))) == 6
 
 
 def test_concurrent_trials_wait_for_one_computation() -> None:

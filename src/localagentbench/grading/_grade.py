@@ -125,15 +125,30 @@ def grade(
             # it added there (what was protected could not change).
             restore_test_infra(pristine, tree)
 
-    checks = named_test_checks(task, tree=tree, pristine_tree=pristine_tree, jail=hidden_jail,
-                               log_dir=log_dir, report_dir=hidden_reports / "ids",
-                               protect=protected, cancel=cancel)  # fmt: skip
+    checks = named_test_checks(
+        task,
+        tree=tree,
+        pristine_tree=pristine_tree,
+        jail=hidden_jail,
+        log_dir=log_dir,
+        report_dir=hidden_reports / "ids",
+        protect=protected,
+        cancel=cancel,
+        baseline=baseline,
+    )
     for i, check in enumerate(task.checks):
         name = check.name or f"{check.kind}-{i}"
-        ctx = CheckContext(workspace=workspace, tree=tree, pristine=pristine,
-                           final_answer=final_answer, jail=jail, log_dir=log_dir,
-                           scratch=_fresh(scratch / f"check-{i}"), label=f"check-{i}",
-                           cancel=cancel)  # fmt: skip
+        ctx = CheckContext(
+            workspace=workspace,
+            tree=tree,
+            pristine=pristine,
+            final_answer=final_answer,
+            jail=jail,
+            log_dir=log_dir,
+            scratch=_fresh(scratch / f"check-{i}"),
+            label=f"check-{i}",
+            cancel=cancel,
+        )
         ctx.scratch.mkdir(parents=True)
         checks.append(run_check(check, name, ctx))
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
+from localagentbench.grading._baseline import PristineBaseline
 from localagentbench.grading._commands import run_one
 from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._reports import TestReport, detect_runner, select_tests
@@ -74,11 +76,14 @@ def named_test_checks(
     report_dir: Path,
     protect: Sequence[str] = (),
     cancel: threading.Event | None = None,
+    baseline: PristineBaseline[TestReport | None] | None = None,
 ) -> list[CheckResult]:
     """Results for the task's fail_to_pass and pass_to_pass ids (empty when it names none).
 
     Both trees run in `jail` with the injected held-out files `protect` (relative paths)
-    read-only."""
+    read-only. The pristine tree's results depend only on the task version and the machine:
+    with a `baseline` they are computed once per task version and shared by every trial (the
+    log of that run is in the first trial's folder)."""
     ids = [*task.fail_to_pass, *task.pass_to_pass]
     if not ids:
         return []
@@ -100,6 +105,20 @@ def named_test_checks(
     runner = detect_runner(base)
     assert runner is not None
     timeout = task.heldout.timeout_s if task.heldout else task.oracle.timeout_s
+
+    def run_on(kind: str, argv: list[str], label: str, cwd: Path) -> TestReport | None:
+        _, report = run_one(
+            argv,
+            timeout_s=timeout,
+            cwd=cwd,
+            jail=jail,
+            log=log_dir / f"{kind}-{label}.log",
+            report_dir=report_dir,
+            protect=[cwd / rel for rel in protect],
+            cancel=cancel,
+        )
+        return report
+
     # Each list runs on its own: a crash among the fail-to-pass tests (a Go panic ends the
     # test binary) must not hide the pass-to-pass ones.
     runs: dict[tuple[str, str], TestReport | None] = {}
@@ -107,17 +126,13 @@ def named_test_checks(
         if not names:
             continue
         argv = select_tests(base, runner, names)
-        for label, cwd in (("pristine", pristine_tree), ("agent", tree)):
-            _, runs[kind, label] = run_one(
-                argv,
-                timeout_s=timeout,
-                cwd=cwd,
-                jail=jail,
-                log=log_dir / f"{kind}-{label}.log",
-                report_dir=report_dir,
-                protect=[cwd / rel for rel in protect],
-                cancel=cancel,
+        if baseline is None:
+            runs[kind, "pristine"] = run_on(kind, argv, "pristine", pristine_tree)
+        else:
+            runs[kind, "pristine"] = baseline.get(
+                f"{task.key}#{kind}", partial(run_on, kind, argv, "pristine", pristine_tree)
             )
+        runs[kind, "agent"] = run_on(kind, argv, "agent", tree)
     missing = [key for key, report in runs.items() if report is None]
     if missing:
         where = "pristine tree" if missing[0][1] == "pristine" else "agent's tree"
