@@ -105,3 +105,15 @@ def test_help_examples_are_one_per_line_with_readable_placeholders(cli):
                 checked += 1
         assert not placeholder.search(out), f"{words} --help: {placeholder.search(out)}"
     assert checked >= len(_commands())
+
+
+def test_every_lazy_command_summary_is_its_own_help() -> None:
+    """`--help` lists commands from summaries kept in cli/_app.py, so that it imports no
+    command module: each summary must be the opening of that command's real help."""
+    from localagentbench.cli._app import COMMANDS, load_command
+
+    for name, lazy in COMMANDS.items():
+        help_text = load_command(name).help or ""
+        opening = " ".join(help_text.strip().split("\n\n")[0].split())
+        assert opening.startswith(lazy.summary), (name, lazy.summary, opening)
+        assert lazy.summary.endswith("."), name
