@@ -1,20 +1,23 @@
-"""Site build time and peak memory for a large run (issue 7, acceptance 4).
+"""`tables`, report.md and the site over a large run: seconds and peak memory each.
 
 Writes a synthetic run directory of N trial records (default 10,000: 50
 tasks x 8 configurations x 25 repeats) with a stdout, a patch and, for the
-configurations with a model, a gateway.jsonl per trial; then builds the site
-(load the run, index, one page per trial, report.md) in a fresh Python
-process and prints its seconds and peak resident memory.
+configurations with a model, a gateway.jsonl per trial; then, each in a fresh
+Python process, runs `localagentbench tables RUN`, writes report.md from the
+stored run, and builds the site (load the run, index, one page per trial,
+report.md), printing seconds, peak resident memory and the ratio to the goal.
 
     python bench/report.py [--trials 10000] [--keep DIR]
 
-Target: under 10 s and under 1 GB for 10,000 records.
+Goals (issue 21): tables and report.md under 5 s and 1 GB at 100,000 records;
+the site under 10 s and 1 GB at 10,000.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import subprocess
 import sys
@@ -43,6 +46,32 @@ result = build_site([run], Path(sys.argv[2]))
 seconds = time.perf_counter() - t
 peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(f"{seconds:.2f} {peak_mb:.0f} {result.pages}")
+"""
+
+TABLES = """
+import contextlib, io, resource, sys, time
+t = time.perf_counter()
+from localagentbench.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main(["tables", sys.argv[1]])
+    except SystemExit as exit:
+        assert not exit.code, exit.code
+seconds = time.perf_counter() - t
+peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(f"{seconds:.2f} {peak_mb:.0f} -")
+"""
+
+REPORT_MD = """
+import resource, sys, time
+from pathlib import Path
+t = time.perf_counter()
+from localagentbench.report import load_run, markdown_for
+text = markdown_for([load_run(Path(sys.argv[1]))])
+(Path(sys.argv[2]) / "report.md").write_text(text)
+seconds = time.perf_counter() - t
+peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(f"{seconds:.2f} {peak_mb:.0f} -")
 """
 
 PATCH = """diff --git a/pkg/mod_{i}.py b/pkg/mod_{i}.py
@@ -178,17 +207,26 @@ def main() -> None:
         t = time.perf_counter()
         run = write_run(base / "run", args.trials)
         print(f"wrote {args.trials} synthetic records in {time.perf_counter() - t:.1f} s")
-        out = subprocess.run(
-            [sys.executable, "-c", BUILD, str(run), str(base / "site")],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        seconds, peak_mb, pages = out.stdout.split()
-        print(
-            f"site: {pages} pages in {seconds} s, peak memory {peak_mb} MB "
-            "(target < 10 s, < 1024 MB)"
-        )
+        print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        for name, code, goal_s in (
+            ("tables", TABLES, 5.0),
+            ("report.md", REPORT_MD, 5.0),
+            ("site", BUILD, 10.0),
+        ):
+            out_dir = base / name.replace(".", "-")
+            out_dir.mkdir(parents=True, exist_ok=True)
+            out = subprocess.run(
+                [sys.executable, "-c", code, str(run), str(out_dir)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            seconds, peak_mb, pages = out.stdout.split()
+            what = f"{pages} pages" if pages != "-" else "done"
+            print(
+                f"{name:10} {what} in {seconds} s (goal {goal_s:.0f} s, ratio "
+                f"{float(seconds) / goal_s:.2f}), peak memory {peak_mb} MB (goal < 1024 MB)"
+            )
 
 
 if __name__ == "__main__":
