@@ -183,4 +183,7 @@ def _regrade_one(
         )
         notify(f"changed {record.trial_id}: {detail or 'damage'}")
     update = {f: getattr(verdict, f) for f in COPIED_FIELDS}
-    return record.model_copy(update={**update, "grading_isolation": verdict.isolation})
+    # Validated, not copied: the verdict holds grading's types, the record its own.
+    return TrialRecord.model_validate(
+        {**dict(record), **update, "grading_isolation": verdict.isolation}
+    )
