@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from labtest import processes_with
-from localagentbench.cli import _models
 from localagentbench.errors import ConfigError
+from localagentbench.gateway import llamacpp
 from localagentbench.gateway.llamacpp import _fetch
 from localagentbench.gateway.llamacpp._catalog import Part, ShippedModel
 from localagentbench.gateway.llamacpp._fetch import fetch, file_digest, resolve, verify
@@ -154,7 +154,8 @@ def test_models_cli_and_doctor_list_shipped_and_own_files(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     model, wheels = tiny
-    monkeypatch.setattr(_models, "SHIPPED", {"tiny": model})
+    # The models command looks the catalogue up when it runs (the CLI imports it lazily).
+    monkeypatch.setattr(llamacpp, "SHIPPED", {"tiny": model})
     code, out, err = cli("models", "list")
     assert code == 0, err
     assert "tiny" in out
