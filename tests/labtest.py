@@ -26,3 +26,21 @@ def processes_with(marker: str) -> list[int]:
             if marker.encode() in cmdline and state != "Z":
                 found.append(int(entry.name))
     return found
+
+
+def install_plugin(
+    site: Path, package: str, modules: dict[str, str], entry_points: str = "", dist: str = ""
+) -> Path:
+    """Lay out ``package`` (its modules: name -> source) in ``site`` as an installed
+    distribution ``dist`` would, with its ``entry_points.txt`` when given. The caller puts
+    ``site`` on sys.path."""
+    (site / package).mkdir(parents=True)
+    (site / package / "__init__.py").write_text("")
+    for name, source in modules.items():
+        (site / package / f"{name}.py").write_text(source)
+    if entry_points:
+        info = site / f"{dist.replace('-', '_')}-0.1.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n")
+        (info / "entry_points.txt").write_text(entry_points)
+    return site

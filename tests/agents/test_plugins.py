@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from labtest import install_plugin
 from localagentbench.agents import AGENTS, make_agent
 from localagentbench.errors import ConfigError
 
@@ -65,15 +66,9 @@ def _forget_plugin_modules() -> Iterator[None]:
 
 def _plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry_points: str = "") -> Path:
     """Install `lab_plugin_pkg` in a folder on sys.path, with entry points when given."""
-    site = tmp_path / "site"
-    (site / "lab_plugin_pkg").mkdir(parents=True)
-    (site / "lab_plugin_pkg" / "__init__.py").write_text("")
-    (site / "lab_plugin_pkg" / "fixer.py").write_text(FIXER)
-    if entry_points:
-        info = site / "lab_plugin-0.1.dist-info"
-        info.mkdir()
-        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: lab-plugin\nVersion: 0.1\n")
-        (info / "entry_points.txt").write_text(entry_points)
+    site = install_plugin(
+        tmp_path / "site", "lab_plugin_pkg", {"fixer": FIXER}, entry_points, "lab-plugin"
+    )
     monkeypatch.syspath_prepend(str(site))
     return site
 

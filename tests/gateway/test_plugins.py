@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from labtest import install_plugin
 from localagentbench.gateway import BACKENDS, UnknownModel, make_backend
 
 ECHO = '''\
@@ -65,15 +66,9 @@ def _forget_plugin_modules() -> Iterator[None]:
 
 def _plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry_points: str = "") -> None:
     """Install `lab_backend_pkg` in a folder on sys.path, with entry points when given."""
-    site = tmp_path / "site"
-    (site / "lab_backend_pkg").mkdir(parents=True)
-    (site / "lab_backend_pkg" / "__init__.py").write_text("")
-    (site / "lab_backend_pkg" / "echo.py").write_text(ECHO)
-    if entry_points:
-        info = site / "lab_backend-0.1.dist-info"
-        info.mkdir()
-        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: lab-backend\nVersion: 0.1\n")
-        (info / "entry_points.txt").write_text(entry_points)
+    site = install_plugin(
+        tmp_path / "site", "lab_backend_pkg", {"echo": ECHO}, entry_points, "lab-backend"
+    )
     monkeypatch.syspath_prepend(str(site))
 
 
