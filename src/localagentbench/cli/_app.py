@@ -83,7 +83,7 @@ COMMANDS: dict[str, LazyCommand] = {
     ),
     "leaderboard": LazyCommand(
         "localagentbench.cli._report:leaderboard_app",
-        "A leaderboard folder of promoted runs, published as-is (e.g. as a GitHub Pages root).",
+        "A leaderboard folder of promoted runs, ready to publish as a GitHub Pages root.",
     ),
     "models": LazyCommand(
         "localagentbench.cli._models:models_app",

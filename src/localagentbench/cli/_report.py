@@ -12,7 +12,7 @@ from localagentbench.report import build_site, load_run, promote, update_results
 
 leaderboard_app = typer.Typer(
     help=(
-        "A leaderboard folder of promoted runs, published as-is (e.g. as a GitHub Pages root).\n\n"
+        "A leaderboard folder of promoted runs, ready to publish as a GitHub Pages root.\n\n"
         "Example:\n"
         "  localagentbench leaderboard promote runs/20261202-101500-ab12cd --dir leaderboard"
     ),
