@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
+
+import pytest
 
 from localagentbench.records import RunDir
 from localagentbench.runner import RunOptions, configuration_from_cli, execute
+from localagentbench.sandbox import SandboxUnavailableError, select
 
 BUGGY_HIDDEN = "from calc import add\n\n\ndef test_add_negative():\n    assert add(-2, 5) == 4\n"
 FIXED_HIDDEN = "from calc import add\n\n\ndef test_add_negative():\n    assert add(-2, 5) == 3\n"
@@ -60,3 +65,30 @@ def test_regrade_with_nothing_changed_logs_nothing(make_task, tmp_path, cli):
     assert code == 0
     assert "0 verdict(s) changed" in out
     assert [i for i in RunDir(run).incidents() if i.kind == "regrade"] == []
+
+
+def test_regrade_under_landlock_reaches_its_workspaces(make_task, tmp_path):
+    """Regrade grades in the run's kind of jail; under landlock the jailed uid must pass
+    through regrade's scratch root (a 0700 temp folder made every regrade fail as root)."""
+    from localagentbench.runner import regrade_run
+
+    try:
+        landlock = select("landlock")
+    except SandboxUnavailableError as e:
+        pytest.skip(f"landlock does not work here: {e}")
+    python = Path(sys.executable).resolve()
+    closed = [d for d in python.parents if not d.stat().st_mode & 0o001]
+    if closed:
+        pytest.skip(f"{python} lies under {closed[-1]}, which the jailed uid cannot search")
+    make_task()
+    config = configuration_from_cli("mock", None, mock_behavior="solve")
+    run = tmp_path / "run"
+    execute(RunOptions(tasks_dir=tmp_path / "suite", configurations=[config], out=run))
+
+    result = regrade_run(run, sandbox=landlock)
+
+    assert result.regraded == 1
+    assert result.changed == 0
+    [record] = result.records
+    assert record.success
+    assert record.grading_isolation == landlock.level

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -24,7 +23,14 @@ from localagentbench.records import Incident, RunDir, TrialRecord, summarise, ut
 from localagentbench.runner._pipeline import GradeShared, grade_trial
 from localagentbench.sandbox import Sandbox, select
 from localagentbench.tasks import Task, load_tasks
-from localagentbench.workspace import PristineStore, git, git_patch, prepare_workspace, unpack
+from localagentbench.workspace import (
+    PristineStore,
+    git,
+    git_patch,
+    make_scratch_root,
+    prepare_workspace,
+    unpack,
+)
 
 __all__ = [
     "COPIED_FIELDS",
@@ -123,7 +129,9 @@ def regrade_run(
             *(t.file.parent for t in loaded.values()),
         ),
     )
-    scratch = Path(tempfile.mkdtemp(prefix="lab-regrade-"))
+    # The run's kind of root (0711, owner-marked): the jailed graders' uid must pass
+    # through it, as under landlock as root.
+    scratch = make_scratch_root(None, [folder, *(t.file.parent for t in loaded.values())])
     try:
         for record in run_dir.records():
             result.records.append(
