@@ -121,7 +121,10 @@ class Registry(Generic[T]):
 
     def factory(self, name: str) -> Callable[..., object]:
         """The factory ``name`` names, imported now; a plug-in that does not load is one line."""
-        plugin = self.plugin(name)
+        return self._factory(self.plugin(name))
+
+    def _factory(self, plugin: Plugin) -> Callable[..., object]:
+        name = plugin.name
         if plugin.source == "built in":
             module_name, _, attr = plugin.target.partition(":")
             loaded: object = getattr(importlib.import_module(module_name), attr)
@@ -147,8 +150,8 @@ class Registry(Generic[T]):
 
     def build(self, name: str, *args: object) -> T:
         """Call ``name``'s factory with ``args``; anything but a ``T`` back is one line."""
-        factory = self.factory(name)
-        plugin = self.plugin(name)
+        plugin = self.plugin(name)  # resolved once: an entry-point name reads the metadata
+        factory = self._factory(plugin)
         where = f"{self.kind} {name!r} ({plugin.source} {plugin.target})"
         if plugin.source != "built in":
             self._check_signature(factory, args, where)

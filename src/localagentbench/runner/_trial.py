@@ -105,6 +105,11 @@ class TrialEnv:
     baseline: PristineBaseline[TestReport | None] = field(default_factory=PristineBaseline)
     """Pristine-tree test results, one per task version for the whole run."""
 
+    @property
+    def grading(self) -> GradeShared:
+        """What this run's gradings share, in the form the grading stage takes."""
+        return GradeShared(self.sandbox, self.cancel, self.hide, self.baseline)
+
 
 def _not_graded(reason: str) -> Verdict:
     nothing = CommandsResult(passed=False, exit_codes=[], reason=reason)
@@ -213,7 +218,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
                 log_dir=folder / "grading",
                 final_answer=outcome.final_answer,
                 deleted=deleted,
-                shared=GradeShared(env.sandbox, env.cancel, env.hide, env.baseline),
+                shared=env.grading,
             )
         grade_s = time.monotonic() - graded_at
         if verdict.env_fault is not None and status != "infra_error":
