@@ -9,11 +9,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from localagentbench.grading import PristineBaseline, TestReport
 from localagentbench.runner import GradeShared, RunOptions, configuration_from_cli, execute
 from localagentbench.sandbox import NoneSandbox
 from localagentbench.tasks import load_tasks
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """These tests count pristine runs: results another test left in the cache must not
+    stand in for them."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "localagentbench" / "pristine.json"
+
+
+def _pristine_logs(run: Path) -> list[str]:
+    return sorted(p.parts[-3] for p in (run / "trials").glob("*/grading/pristine-0.log"))
 
 
 def test_three_repeats_run_the_pristine_tests_once_per_task(
@@ -40,10 +53,36 @@ def test_three_repeats_run_the_pristine_tests_once_per_task(
     assert len(logs) == 2  # one trial per task version ran them; the others reused it
     assert {name.split("--")[0] for name in logs} == {"calc-add", "calc-two"}
     trials = tmp_path / "run" / "trials"
-    # The fail-to-pass ids on the pristine tree too: once per task version, while every
-    # trial runs them on its own tree.
-    assert len(list(trials.glob("*/grading/f2p-pristine.log"))) == 2
-    assert len(list(trials.glob("*/grading/f2p-agent.log"))) == 6
+    # The held-out run reports the fail-to-pass id on both trees, so no trial runs it apart.
+    f2p_logs = list(trials.glob("*/grading/f2p-*.log"))
+    assert len(f2p_logs) == 12
+    assert all(p.read_text().startswith("# outcomes of 1 id(s) read from") for p in f2p_logs)
+
+
+def test_ids_the_full_run_lacks_run_apart_the_pristine_side_once_per_task(
+    make_task: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = make_task(
+        "calc-add",
+        files={"tests/test_other.py": "def test_other():\n    assert True\n"},
+        fail_to_pass=["tests/test_heldout_calc.py::test_add_negative"],
+        pass_to_pass=["tests/test_other.py::test_other"],
+    )
+    data = yaml.safe_load((root / "task.yaml").read_text())
+    data["heldout"]["command"][-1] = "tests/test_heldout_calc.py"  # not test_other.py
+    (root / "task.yaml").write_text(yaml.safe_dump(data))
+    config = configuration_from_cli("mock", None, mock_behavior="solve")
+    options = RunOptions(
+        tasks_dir=tmp_path / "suite", configurations=[config], repeats=3, out=tmp_path / "run"
+    )
+    records = execute(options).run_dir.records()
+    assert all(r.success for r in records)
+    assert all({c.kind: c.passed for c in r.checks}["pass-to-pass"] for r in records)
+    trials = tmp_path / "run" / "trials"
+    ran = [p for p in trials.glob("*/grading/p2p-*.log") if p.read_text().startswith("$ ")]
+    assert sorted(p.name for p in ran) == ["p2p-agent.log"] * 3 + ["p2p-pristine.log"]
+    read = [p for p in trials.glob("*/grading/f2p-*.log") if p.read_text().startswith("# ")]
+    assert len(read) == 6
 
 
 def test_concurrent_trials_wait_for_one_computation() -> None:
@@ -102,3 +141,51 @@ def test_a_changed_task_version_recomputes_the_pristine_results(
         )
     assert labels.count("pristine") == 2  # version 1 once for two gradings, version 2 again
     assert baseline.computed == 2
+
+
+def test_a_second_run_reuses_the_pristine_results_until_the_task_changes(
+    make_task: Callable[..., Path], tmp_path: Path, private_cache: Path
+) -> None:
+    root = make_task("calc-add", fail_to_pass=["tests/test_heldout_calc.py::test_add_negative"])
+    config = configuration_from_cli("mock", None, mock_behavior="solve")
+
+    def run(name: str, repeats: int = 1) -> Path:
+        options = RunOptions(
+            tasks_dir=tmp_path / "suite",
+            configurations=[config],
+            repeats=repeats,
+            out=tmp_path / name,
+        )
+        records = execute(options).run_dir.records()
+        assert all(r.success and r.correctness_basis == "fail-to-pass" for r in records)
+        return tmp_path / name
+
+    first = run("first", repeats=2)
+    assert _pristine_logs(first) == ["calc-add--mock-solve--r1"]
+    assert private_cache.is_file()
+    second = run("second", repeats=2)
+    assert _pristine_logs(second) == []  # nothing computed: the machine and task are unchanged
+    cached = sorted(p.parts[-3] for p in (second / "trials").glob("*/grading/pristine-cached.log"))
+    assert cached == ["calc-add--mock-solve--r1", "calc-add--mock-solve--r2"]
+    assert (
+        str(private_cache)
+        in (second / "trials" / cached[0] / "grading" / "pristine-cached.log").read_text()
+    )
+    # An edited held-out test (same version) changes the task's digest: computed afresh.
+    held = root / "heldout" / "tests" / "test_heldout_calc.py"
+    held.write_text(held.read_text() + "\n\ndef test_add_zero():\n    assert add(0, 0) == 0\n")
+    assert _pristine_logs(run("edited")) == ["calc-add--mock-solve--r1"]
+    # A damaged cache file is ignored, never an error.
+    private_cache.write_text("{not json")
+    assert _pristine_logs(run("damaged")) == ["calc-add--mock-solve--r1"]
+
+
+def test_reports_survive_the_cache_round_trip() -> None:
+    report = TestReport()
+    report.add("pkg::TestA", "passed", "TestA")
+    report.add("pkg::TestB", "failed")
+    report.unit_failures["other"] = None
+    again = TestReport.from_json(report.to_json())
+    assert again == report
+    with pytest.raises(ValueError, match="passed, failed or skipped"):
+        TestReport.from_json({"cases": {"x": "won"}, "names": {}, "unit_failures": {}})

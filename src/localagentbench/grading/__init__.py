@@ -5,7 +5,7 @@ command runs in its own jail (`GradingJail`: the run's sandbox, no network, held
 read-only); the verdict records the isolation it had.
 """
 
-from localagentbench.grading._baseline import PristineBaseline
+from localagentbench.grading._baseline import BaselineStore, PristineBaseline
 from localagentbench.grading._checks import (
     CheckContext,
     CheckKind,
@@ -47,6 +47,7 @@ from localagentbench.grading._results import (
 from localagentbench.grading._transfer import private_copy
 
 __all__ = [
+    "BaselineStore",
     "PristineBaseline",
     "ENV_FAULTS",
     "INSTALL_HINTS",

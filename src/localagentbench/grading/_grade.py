@@ -125,6 +125,23 @@ def grade(
             # it added there (what was protected could not change).
             restore_test_infra(pristine, tree)
 
+    # What the task's tests report on the pristine tree (held-out files injected), in a
+    # fresh HOME: once per task version with a baseline.
+    spec = task.heldout if task.heldout is not None else task.oracle
+    before = (
+        _pristine_report(
+            spec.command,
+            spec.timeout_s,
+            key=task.key,
+            tree=pristine_tree,
+            jail=jail.with_home(scratch / "home-pristine"),
+            log_dir=log_dir,
+            cancel=cancel,
+            baseline=baseline,
+        )
+        if pristine_tree is not None
+        else None
+    )
     checks = named_test_checks(
         task,
         tree=tree,
@@ -135,6 +152,10 @@ def grade(
         protect=protected,
         cancel=cancel,
         baseline=baseline,
+        full_runs={
+            "agent": (task.heldout.command if task.heldout else [], heldout_report),
+            "pristine": (spec.command, before),
+        },
     )
     for i, check in enumerate(task.checks):
         name = check.name or f"{check.kind}-{i}"
@@ -155,14 +176,11 @@ def grade(
     env_fault = _confirmed_fault(task, visible, heldout, pristine, jail, scratch, log_dir, cancel)
     graded = heldout if heldout is not None else visible
     counted = _task_tally(
-        task,
+        spec.command,
         graded_passed=graded.passed,
         report=heldout_report if heldout is not None else visible_report,
+        before=before,
         pristine_tree=pristine_tree,
-        jail=jail.with_home(scratch / "home-pristine"),
-        log_dir=log_dir,
-        cancel=cancel,
-        baseline=baseline,
     )
     correctness_checks = all(c.passed for c in checks if not c.compliance)
     hidden_ok = heldout.passed if heldout is not None else True
@@ -237,33 +255,25 @@ def _confirmed_fault(
     return None
 
 
-def _task_tally(
-    task: Task,
+def _pristine_report(
+    commands: list[list[str]],
+    timeout_s: float,
     *,
-    graded_passed: bool,
-    report: TestReport | None,
-    pristine_tree: Path | None,
+    key: str,
+    tree: Path,
     jail: GradingJail,
     log_dir: Path,
     cancel: threading.Event | None,
-    baseline: PristineBaseline[TestReport | None] | None = None,
-) -> Tally:
-    """The graded commands (held-out, else the visible oracle) run once more on the pristine
-    tree (held-out files injected) in a fresh HOME: the task's tests and how they stood
-    before the agent; then correctness over them."""
-    if pristine_tree is None:
-        return Tally(
-            basis="exit-codes",
-            fraction=float(graded_passed),
-            note="grading was not given the pristine tree to tell the task's tests apart",
-        )
-    spec = task.heldout if task.heldout is not None else task.oracle
+    baseline: PristineBaseline[TestReport | None] | None,
+) -> TestReport | None:
+    """The graded commands (held-out, else the visible oracle) on the pristine tree: which
+    tests are the task's, and how they stood before the agent (None: no usable report)."""
 
     def pristine_run() -> TestReport | None:
         _, report = run_commands_reported(
-            spec.command,
-            timeout_s=spec.timeout_s,
-            cwd=pristine_tree,
+            commands,
+            timeout_s=timeout_s,
+            cwd=tree,
             jail=jail,
             log_dir=log_dir,
             label="pristine",
@@ -272,7 +282,33 @@ def _task_tally(
         )
         return report
 
-    before = pristine_run() if baseline is None else baseline.get(task.key, pristine_run)
-    go = any(detect_runner(argv) == "go" for argv in spec.command)
+    if baseline is None:
+        return pristine_run()
+    report = baseline.get(key, pristine_run)
+    if key in baseline.stored:
+        atomic_write_text(
+            log_dir / "pristine-cached.log",
+            f"# the pristine results of {key} were computed by an earlier run on this machine "
+            f"and reused from {baseline.stored[key]}\n",
+        )
+    return report
+
+
+def _task_tally(
+    commands: list[list[str]],
+    *,
+    graded_passed: bool,
+    report: TestReport | None,
+    before: TestReport | None,
+    pristine_tree: Path | None,
+) -> Tally:
+    """Correctness over the task's own tests: the graded report against the pristine one."""
+    if pristine_tree is None:
+        return Tally(
+            basis="exit-codes",
+            fraction=float(graded_passed),
+            note="grading was not given the pristine tree to tell the task's tests apart",
+        )
+    go = any(detect_runner(argv) == "go" for argv in commands)
     declared = declared_go_tests(pristine_tree) if go else frozenset()
     return tally(before, report, declared=declared, graded_passed=graded_passed)

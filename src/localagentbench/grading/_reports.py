@@ -97,6 +97,30 @@ class TestReport:
             self.add(test_id, outcome, *other.names.get(test_id, ()))
         self.unit_failures.update(other.unit_failures)
 
+    def to_json(self) -> dict[str, object]:
+        """A JSON-ready form (name sets sorted) that `from_json` reads back equal."""
+        return {
+            "cases": dict(self.cases),
+            "names": {case: sorted(names) for case, names in self.names.items()},
+            "unit_failures": dict(self.unit_failures),
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> TestReport:
+        """The report `to_json` wrote; ValueError when ``data`` is not one."""
+        if not isinstance(data, dict):
+            raise ValueError("a test report is a JSON object")
+        cases, names, units = data.get("cases"), data.get("names"), data.get("unit_failures")
+        if not (isinstance(cases, dict) and isinstance(names, dict) and isinstance(units, dict)):
+            raise ValueError("a test report has cases, names and unit_failures objects")
+        if any(o not in ("passed", "failed", "skipped") for o in cases.values()):
+            raise ValueError("a test outcome is passed, failed or skipped")
+        return cls(
+            cases={str(k): v for k, v in cases.items()},
+            names={str(k): {str(n) for n in v} for k, v in names.items()},
+            unit_failures={str(k): None if v is None else str(v) for k, v in units.items()},
+        )
+
 
 def detect_runner(argv: list[str]) -> Runner | None:
     """Which runner a command starts, from its argv (``env VAR=x go test`` is seen through)."""

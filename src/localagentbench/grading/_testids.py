@@ -6,16 +6,23 @@ on the pristine tree must still pass (a hard floor). A fail-to-pass test that
 already passes on the pristine tree, or a pass-to-pass test that fails there,
 is the task's problem, never the agent's: it is named in the reason and
 not held against the agent.
+
+The lists are rarely run apart: when a full run of the same command under the same
+conditions (the held-out run on the agent's tree, the pristine run that tells the task's
+tests apart) already reports every id, its outcomes are read from that report, and the
+ids' log says so. Only a list with an id that report lacks (a crash cut the run short,
+the id is not in that command's tests) gets a run of its own.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Literal
 
+from localagentbench._io import atomic_write_text
 from localagentbench.grading._baseline import PristineBaseline
 from localagentbench.grading._commands import run_one
 from localagentbench.grading._jail import GradingJail
@@ -77,13 +84,18 @@ def named_test_checks(
     protect: Sequence[str] = (),
     cancel: threading.Event | None = None,
     baseline: PristineBaseline[TestReport | None] | None = None,
+    full_runs: Mapping[str, tuple[Sequence[list[str]], TestReport | None]] | None = None,
 ) -> list[CheckResult]:
     """Results for the task's fail_to_pass and pass_to_pass ids (empty when it names none).
 
     Both trees run in `jail` with the injected held-out files `protect` (relative paths)
     read-only. The pristine tree's results depend only on the task version and the machine:
     with a `baseline` they are computed once per task version and shared by every trial (the
-    log of that run is in the first trial's folder)."""
+    log of that run is in the first trial's folder).
+
+    ``full_runs`` maps ``agent`` and ``pristine`` to a finished run on that tree, under the
+    same conditions, as (its commands, its merged report): a list whose ids that report all
+    answers is read from it when the commands include the one the ids are selected with."""
     ids = [*task.fail_to_pass, *task.pass_to_pass]
     if not ids:
         return []
@@ -119,6 +131,20 @@ def named_test_checks(
         )
         return report
 
+    def known(kind: str, side: str, names: list[str]) -> TestReport | None:
+        commands, report = (full_runs or {}).get(side, ((), None))
+        if report is None or base not in commands:
+            return None
+        if any(outcome_of(report, name) == "missing" for name in names):
+            return None
+        atomic_write_text(
+            log_dir / f"{kind}-{side}.log",
+            f"# outcomes of {len(names)} id(s) read from the report of `{' '.join(base)}`, "
+            f"run in full on the {'agent' if side == 'agent' else 'pristine'} tree "
+            "(see its log)\n",
+        )
+        return report
+
     # Each list runs on its own: a crash among the fail-to-pass tests (a Go panic ends the
     # test binary) must not hide the pass-to-pass ones.
     runs: dict[tuple[str, str], TestReport | None] = {}
@@ -126,13 +152,11 @@ def named_test_checks(
         if not names:
             continue
         argv = select_tests(base, runner, names)
-        if baseline is None:
-            runs[kind, "pristine"] = run_on(kind, argv, "pristine", pristine_tree)
-        else:
-            runs[kind, "pristine"] = baseline.get(
-                f"{task.key}#{kind}", partial(run_on, kind, argv, "pristine", pristine_tree)
-            )
-        runs[kind, "agent"] = run_on(kind, argv, "agent", tree)
+        pristine_run = partial(run_on, kind, argv, "pristine", pristine_tree)
+        runs[kind, "pristine"] = known(kind, "pristine", names) or (
+            pristine_run() if baseline is None else baseline.get(f"{task.key}#{kind}", pristine_run)
+        )
+        runs[kind, "agent"] = known(kind, "agent", names) or run_on(kind, argv, "agent", tree)
     missing = [key for key, report in runs.items() if report is None]
     if missing:
         where = "pristine tree" if missing[0][1] == "pristine" else "agent's tree"

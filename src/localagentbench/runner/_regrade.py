@@ -18,8 +18,9 @@ from typing import Any
 
 from localagentbench._io import atomic_write_text
 from localagentbench.errors import RunDirError
-from localagentbench.grading import Verdict
+from localagentbench.grading import PristineBaseline, Verdict
 from localagentbench.records import Incident, RunDir, TrialRecord, summarise, utc_now
+from localagentbench.runner._baseline_cache import BaselineCache
 from localagentbench.runner._pipeline import GradeShared, grade_trial
 from localagentbench.sandbox import Sandbox, select
 from localagentbench.tasks import Task, load_tasks
@@ -120,9 +121,11 @@ def regrade_run(
     folder = tasks_dir or Path(info.tasks_dir)
     loaded = {t.id: t for t in load_tasks(folder, list(task_ids))}
     result = RegradeResult(stamp=utc_now().replace(":", "").replace("-", ""))
+    jail = sandbox or select(None)
     shared = GradeShared(
-        sandbox=sandbox or select(None),
+        sandbox=jail,
         cancel=threading.Event(),
+        baseline=PristineBaseline(BaselineCache(loaded.values(), jail)),
         hide=(
             folder.resolve(),
             run_dir.path.resolve(),

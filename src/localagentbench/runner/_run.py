@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from localagentbench.errors import ConfigError, LabError, RunDirError
+from localagentbench.grading import PristineBaseline
 from localagentbench.records import (
     ConfigurationInfo,
     RunDir,
@@ -21,6 +22,7 @@ from localagentbench.records import (
     summarise,
     utc_now,
 )
+from localagentbench.runner._baseline_cache import BaselineCache
 from localagentbench.runner._config import Configuration, with_model
 from localagentbench.runner._executor import Executor, LocalExecutor
 from localagentbench.runner._progress import ProgressSink, SilentProgress
@@ -304,6 +306,7 @@ def execute(
                     run_dir.path.resolve(),
                     *(t.file.parent for t in tasks),
                 ),
+                baseline=PristineBaseline(BaselineCache(tasks, sandbox)),
             )
             plans = _plans(options, tasks)
             scheduler = Scheduler(

@@ -67,9 +67,10 @@ def toolchain_cache_file() -> Path:
 
 
 def _programs(task: Task) -> list[str]:
-    """The programs the oracle starts: argv[0], and the program after ``env NAME=VALUE``."""
+    """The programs the oracle and held-out commands start: argv[0], and the program after
+    ``env NAME=VALUE``."""
     found: list[str] = []
-    for argv in task.oracle.command:
+    for argv in [*task.oracle.command, *(task.heldout.command if task.heldout else [])]:
         words = list(argv)
         if words and words[0] in {"env", "/usr/bin/env"}:
             found.append(words[0])

@@ -1,0 +1,104 @@
+"""Pristine-tree test results kept across runs, in the user cache (``pristine.json``).
+
+What the task's tests report on the untouched tree depends on the task's material and on
+the machine that ran them, nothing else. An entry is therefore keyed by the baseline key
+(``id@version``, with ``#f2p``/``#p2p`` for the named ids), the task's digest (any edit of
+its file, fixture, held-out tests or reference changes it), the machine fingerprint of
+the toolchain proof (sandbox level, uid, interpreter, PATH folders, and each program the
+task's commands start with its size and modification time) and the harness version, so
+a second run on an unchanged machine recomputes nothing and installing another Go or
+editing a test recomputes what it touches. Not covered: a library upgraded in place
+under an unchanged interpreter (pytest itself, say); delete the file to start afresh.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from localagentbench import __version__
+from localagentbench._env import cache_dir
+from localagentbench._io import atomic_write_text
+from localagentbench.grading import TestReport
+from localagentbench.records import utc_now
+from localagentbench.runner._toolchain import fingerprint
+from localagentbench.sandbox import Sandbox
+from localagentbench.tasks import Task, task_digest
+
+__all__ = ["BaselineCache", "baseline_cache_file"]
+
+STORE_VERSION = 1
+
+
+class _Entry(BaseModel):
+    report: dict[str, object]
+    computed_at: str
+
+
+class _StoreFile(BaseModel):
+    version: int = STORE_VERSION
+    entries: dict[str, _Entry] = Field(default_factory=dict)
+
+
+def baseline_cache_file() -> Path:
+    """Where the results live (``$XDG_CACHE_HOME/localagentbench``, else ~/.cache)."""
+    return cache_dir() / "pristine.json"
+
+
+def _read(path: Path) -> _StoreFile:
+    try:
+        data = _StoreFile.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, ValidationError):
+        return _StoreFile()  # missing or damaged: the results are computed again
+    return data if data.version == STORE_VERSION else _StoreFile()
+
+
+class BaselineCache:
+    """A `grading.BaselineStore` of `TestReport` for the tasks of one run."""
+
+    def __init__(self, tasks: Iterable[Task], sandbox: Sandbox, path: Path | None = None):
+        self.path = path or baseline_cache_file()
+        self.where = str(self.path)
+        self._tags = {
+            task.key: f"{task_digest(task)}:{fingerprint(task, sandbox)}:{__version__}"
+            for task in tasks
+        }
+        self._lock = threading.Lock()
+        self._known: dict[str, _Entry] | None = None
+
+    def _full_key(self, key: str) -> str | None:
+        tag = self._tags.get(key.split("#", 1)[0])
+        return None if tag is None else f"{key}:{tag}"
+
+    def load(self, key: str) -> TestReport | None:
+        full = self._full_key(key)
+        if full is None:
+            return None
+        with self._lock:
+            if self._known is None:
+                self._known = _read(self.path).entries
+            entry = self._known.get(full)
+        if entry is None:
+            return None
+        try:
+            return TestReport.from_json(entry.report)
+        except ValueError:
+            return None
+
+    def save(self, key: str, value: TestReport | None) -> None:
+        full = self._full_key(key)
+        if full is None or value is None:
+            return
+        entry = _Entry(report=value.to_json(), computed_at=utc_now())
+        with self._lock:
+            current = _read(self.path)  # merged with what another run wrote meanwhile
+            current.entries[full] = entry
+            if self._known is not None:
+                self._known[full] = entry
+            try:
+                atomic_write_text(self.path, current.model_dump_json())
+            except OSError:
+                return  # a read-only cache costs the next run a recomputation, nothing else
