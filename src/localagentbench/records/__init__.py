@@ -12,6 +12,13 @@ from localagentbench.records._models import (
     TrialRecord,
     UnrunnableTask,
 )
+from localagentbench.records._pilot import (
+    Pilot,
+    estimate_wall_s,
+    load_pilot,
+    pilot_estimates,
+    trial_seconds,
+)
 from localagentbench.records._read import load_run, load_runs
 from localagentbench.records._rundir import RunDir, new_run_id, utc_now
 from localagentbench.records._summary import (
@@ -35,6 +42,7 @@ __all__ = [
     "ConfigSummary",
     "ConfigurationInfo",
     "Incident",
+    "Pilot",
     "RunDir",
     "Rate",
     "RunInfo",
@@ -46,10 +54,14 @@ __all__ = [
     "UnrunnableTask",
     "compare",
     "compare_records",
+    "estimate_wall_s",
+    "load_pilot",
     "load_run",
     "load_runs",
     "new_run_id",
     "pick_config",
+    "pilot_estimates",
     "summarise",
+    "trial_seconds",
     "utc_now",
 ]
