@@ -19,6 +19,16 @@ from localagentbench.records._pilot import (
     pilot_estimates,
     trial_seconds,
 )
+from localagentbench.records._plan import (
+    DEFAULT_ICC,
+    Assumptions,
+    Row,
+    detect_plan,
+    effect_plan,
+    pilot_payload,
+    plan_assumptions,
+    plan_check,
+)
 from localagentbench.records._read import load_run, load_runs
 from localagentbench.records._rundir import RunDir, new_run_id, utc_now
 from localagentbench.records._summary import (
@@ -33,9 +43,11 @@ from localagentbench.records._summary import (
 )
 
 __all__ = [
+    "DEFAULT_ICC",
     "QUALITY_NOTE",
     "RECORD_VERSION",
     "SUMMARY_VERSION",
+    "Assumptions",
     "CellSummary",
     "Comparison",
     "Composite",
@@ -43,8 +55,9 @@ __all__ = [
     "ConfigurationInfo",
     "Incident",
     "Pilot",
-    "RunDir",
     "Rate",
+    "Row",
+    "RunDir",
     "RunInfo",
     "Status",
     "Summary",
@@ -54,6 +67,8 @@ __all__ = [
     "UnrunnableTask",
     "compare",
     "compare_records",
+    "detect_plan",
+    "effect_plan",
     "estimate_wall_s",
     "load_pilot",
     "load_run",
@@ -61,6 +76,9 @@ __all__ = [
     "new_run_id",
     "pick_config",
     "pilot_estimates",
+    "pilot_payload",
+    "plan_assumptions",
+    "plan_check",
     "summarise",
     "trial_seconds",
     "utc_now",
