@@ -265,9 +265,7 @@ def plan(
     ] = None,
     more_runs: Annotated[
         list[Path] | None,
-        typer.Argument(
-            metavar="[RUN...]", help="More pilot runs after --from.", show_default=False
-        ),
+        typer.Argument(metavar="RUN", help="More pilot runs after --from.", show_default=False),
     ] = None,
     config: Annotated[
         str | None,
