@@ -73,6 +73,11 @@ COMMANDS: dict[str, LazyCommand] = {
         "localagentbench.cli._compare:compare",
         "Paired per-task comparison of two runs: difference with interval, McNemar, wins/losses.",
     ),
+    "plan": LazyCommand(
+        "localagentbench.cli._plan:plan",
+        "Power analysis before a run: the effect a design can detect, or the design an effect "
+        "needs.",
+    ),
     "regrade": LazyCommand(
         "localagentbench.cli._regrade:regrade",
         "Re-run the current hidden tests and checks on the stored patches; log changed verdicts.",

@@ -212,6 +212,15 @@ def run(
             help="Gateway turns tool calls written as JSON text into native calls (recorded).",
         ),
     ] = False,
+    plan_check: Annotated[
+        float | None,
+        typer.Option(
+            "--plan-check",
+            metavar="D",
+            help="Before the first trial, say whether this run can detect a rise of D "
+            "(e.g. 0.2) in success rate, and warn if not.",
+        ),
+    ] = None,
 ) -> None:
     """Run every selected task with each configuration, grade, record and summarise.
 
@@ -221,6 +230,7 @@ def run(
       localagentbench run --config matrix.yaml --concurrency 4
       localagentbench run --agent mini-swe-agent --model llamacpp/smollm2-135m --tool-call-repair
       localagentbench run --resume runs/20261202-101500-ab12cd
+      localagentbench run --config matrix.yaml --repeat 3 --plan-check 0.2
     """
     from localagentbench.report import build_site, load_run, markdown_for
     from localagentbench.runner import RichProgress, describe_unrunnable, execute, resume_options
@@ -256,6 +266,8 @@ def run(
             argv=sys.argv[1:],
         )
     err = err_console()
+    if plan_check is not None:
+        _check_plan(options, plan_check)
     try:
         result = execute(
             options, resume=resume is not None and not restarted, progress=RichProgress(err)
@@ -294,6 +306,18 @@ def run(
         raise typer.Exit(1)
     if result.infra_errors:
         raise typer.Exit(3)
+
+
+def _check_plan(options: RunOptions, effect: float) -> None:
+    """`--plan-check D`: can the selected tasks x repeats detect D? Warn plainly if not."""
+    from localagentbench.cli._plan import check_open_unit
+    from localagentbench.records import plan_check
+    from localagentbench.tasks import load_tasks
+
+    check_open_unit(effect, "--plan-check", "0.2")
+    n_tasks = len(load_tasks(options.tasks_dir, options.task_ids))
+    enough, line = plan_check(n_tasks, options.repeats, effect)
+    err_console().print(line, style=None if enough else "yellow", markup=False)
 
 
 def _infra_reasons(run_dir: RunDir) -> str:

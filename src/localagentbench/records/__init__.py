@@ -12,6 +12,23 @@ from localagentbench.records._models import (
     TrialRecord,
     UnrunnableTask,
 )
+from localagentbench.records._pilot import (
+    Pilot,
+    estimate_wall_s,
+    load_pilot,
+    pilot_estimates,
+    trial_seconds,
+)
+from localagentbench.records._plan import (
+    DEFAULT_ICC,
+    Assumptions,
+    Row,
+    detect_plan,
+    effect_plan,
+    pilot_payload,
+    plan_assumptions,
+    plan_check,
+)
 from localagentbench.records._read import load_run, load_runs
 from localagentbench.records._rundir import RunDir, new_run_id, utc_now
 from localagentbench.records._summary import (
@@ -26,17 +43,21 @@ from localagentbench.records._summary import (
 )
 
 __all__ = [
+    "DEFAULT_ICC",
     "QUALITY_NOTE",
     "RECORD_VERSION",
     "SUMMARY_VERSION",
+    "Assumptions",
     "CellSummary",
     "Comparison",
     "Composite",
     "ConfigSummary",
     "ConfigurationInfo",
     "Incident",
-    "RunDir",
+    "Pilot",
     "Rate",
+    "Row",
+    "RunDir",
     "RunInfo",
     "Status",
     "Summary",
@@ -46,10 +67,19 @@ __all__ = [
     "UnrunnableTask",
     "compare",
     "compare_records",
+    "detect_plan",
+    "effect_plan",
+    "estimate_wall_s",
+    "load_pilot",
     "load_run",
     "load_runs",
     "new_run_id",
     "pick_config",
+    "pilot_estimates",
+    "pilot_payload",
+    "plan_assumptions",
+    "plan_check",
     "summarise",
+    "trial_seconds",
     "utc_now",
 ]

@@ -220,6 +220,9 @@ class RunInfo(BaseModel):
     configurations: list[ConfigurationInfo]
     repeats: int
     concurrency: int
+    lanes: dict[str, int] = Field(default_factory=dict)
+    """Lane name -> trials at once, as the matrix file set them (a lane not listed runs up to
+    ``concurrency``); `plan --from` estimates a run's wall time from them."""
     isolation: str
     timeout_scale: float = 1.0
     argv: list[str] = Field(default_factory=list)

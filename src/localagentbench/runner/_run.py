@@ -145,6 +145,7 @@ def _recorded_options(
         task_ids=[t.id for t in info.tasks] + [t.id for t in info.unrunnable],
         repeats=info.repeats,
         concurrency=info.concurrency,
+        lanes=dict(info.lanes),
         out=path,
     )
     for key, value in overrides.items():
@@ -269,6 +270,7 @@ def execute(
                     ],
                     repeats=options.repeats,
                     concurrency=options.concurrency,
+                    lanes=dict(options.lanes),
                     isolation=isolation_level(sandbox),
                     argv=options.argv,
                     unrunnable=unrunnable,

@@ -7,19 +7,22 @@ docstring cites its method and says how it behaves at small n; the
 reasoning is collected in ``docs/METHODOLOGY.md`` ("Statistics").
 
 - pass rates: ``pass_at_k``, ``pass_hat_k``, ``wilson_interval``, ``wilson_bounds``
+- trial times: ``median_interval``
 - error bars: ``clustered_se``, ``fraction_interval``, ``bootstrap_ci``
 - comparing two configurations: ``paired_difference``, ``paired_interval``,
   ``min_paired_tasks``, ``mcnemar_exact``
-- repeatability: ``stability``, ``intra_task_correlation``
+- repeatability: ``stability``, ``intra_task_correlation``,
+  ``intra_task_correlation_interval``
 - the leaderboard figure: ``composite_score``, ``composite_parts``
 - judge agreement: ``cohens_kappa``
-- planning a run: ``minimum_detectable_effect``
+- planning a run: ``minimum_detectable_effect``, ``detectable_effect_floor``,
+  ``tasks_to_detect``, ``effective_trials``, ``least_favourable_base_rate``
 """
 
 from ._agreement import cohens_kappa
 from ._clustered import SingleClusterWarning, bootstrap_ci, clustered_se, fraction_interval
 from ._composite import CompositeParts, composite_parts, composite_score
-from ._intervals import wilson_bounds, wilson_interval
+from ._intervals import median_interval, wilson_bounds, wilson_interval
 from ._paired import (
     McNemarResult,
     PairedInterval,
@@ -29,7 +32,15 @@ from ._paired import (
     paired_interval,
 )
 from ._passk import pass_at_k, pass_hat_k
-from ._power import intra_task_correlation, minimum_detectable_effect
+from ._power import (
+    detectable_effect_floor,
+    effective_trials,
+    intra_task_correlation,
+    intra_task_correlation_interval,
+    least_favourable_base_rate,
+    minimum_detectable_effect,
+    tasks_to_detect,
+)
 from ._stability import stability
 
 __all__ = [
@@ -42,9 +53,14 @@ __all__ = [
     "cohens_kappa",
     "composite_parts",
     "composite_score",
+    "detectable_effect_floor",
+    "effective_trials",
     "fraction_interval",
     "intra_task_correlation",
+    "intra_task_correlation_interval",
+    "least_favourable_base_rate",
     "mcnemar_exact",
+    "median_interval",
     "min_paired_tasks",
     "minimum_detectable_effect",
     "paired_difference",
@@ -52,6 +68,7 @@ __all__ = [
     "pass_at_k",
     "pass_hat_k",
     "stability",
+    "tasks_to_detect",
     "wilson_bounds",
     "wilson_interval",
 ]
