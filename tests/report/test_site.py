@@ -315,3 +315,25 @@ def test_run_report_writes_report_md_and_the_site(cli, hostile_run, tmp_path):
     assert (run / "report.md").read_text() == (run / "site" / "report.md").read_text()
     assert (run / "site" / "index.html").is_file()
     assert len(list((run / "site" / "trials").rglob("*.html"))) == 4
+
+
+def test_a_rebuild_renders_only_the_new_or_changed_trial_pages(hostile_run, tmp_path):
+    out = tmp_path / "site"
+    first = build_site([load_run(hostile_run)], out)
+    assert first.reused == 0
+    pages = sorted((out / "trials").rglob("*.html"))
+    assert len(pages) == first.pages - 1 >= 2
+    before = {p: p.read_text() for p in pages}
+    again = build_site([load_run(hostile_run)], out)
+    assert again.reused == len(pages)
+    assert {p: p.read_text() for p in sorted((out / "trials").rglob("*.html"))} == before
+    # A trial whose patch changed (a regrade, a new judge verdict) is rendered afresh.
+    [changed, *_] = sorted((hostile_run / "trials").iterdir())
+    (changed / "patch.diff").write_text("diff --git a/x b/x\n+a line only this rebuild shows\n")
+    third = build_site([load_run(hostile_run)], out)
+    assert third.reused == len(pages) - 1
+    page = next(p for p in (out / "trials").rglob("*.html") if changed.name in p.name)
+    assert "a line only this rebuild shows" in page.read_text()
+    # A damaged manifest only costs a full render.
+    (out / ".pages.json").write_text("{not json")
+    assert build_site([load_run(hostile_run)], out).reused == 0

@@ -89,10 +89,16 @@ class RunDir:
 
     def read_record(self, trial_id: str) -> TrialRecord | None:
         path = self.record_path(trial_id)
-        if not path.is_file():
-            return None
         try:
-            data = upgrade("record", json.loads(path.read_text()), RECORD_VERSION)
+            text = path.read_bytes()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None
+        try:  # the common case in one pass (the model's own validator migrates)
+            return TrialRecord.model_validate_json(text)
+        except ValidationError:
+            pass  # read again below for the error's one line
+        try:
+            data = upgrade("record", json.loads(text), RECORD_VERSION)
             return TrialRecord.model_validate(data)
         except NewerVersionError as e:
             raise RunDirError(f"{path}: {e}") from None

@@ -5,11 +5,20 @@ root by relative paths, plots are inline SVG drawn here, and there is no
 JavaScript. Jinja2 autoescapes everything (agent output is hostile). A
 report site is built in a temporary folder beside ``out`` and swapped in
 whole, so a crash never leaves half a site.
+
+Rebuilt incrementally: the site keeps ``.pages.json``, a fingerprint per trial page (the
+record's bytes, every file of the trial's folder by size and modification time, the task
+prompt, the harness version and the page's templates and code). A page whose fingerprint
+is unchanged is carried over from the previous site (hard-linked, else copied) instead of
+rendered, so a nightly rebuild renders only the new or changed trials.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import hashlib
+import json
 import multiprocessing
 import os
 import shutil
@@ -22,8 +31,11 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from localagentbench import __version__
 from localagentbench._io import atomic_write_text
 from localagentbench.errors import LabError, RunDirError
+from localagentbench.records import TrialRecord
+from localagentbench.report import _trialpage
 from localagentbench.report._entries import Entry, sort_entries
 from localagentbench.report._format import entry_row, num, pct, tokens
 from localagentbench.report._load import ReportRun, label_entries
@@ -44,6 +56,12 @@ class SiteResult:
     out: Path
     pages: int
     """HTML pages written (index included)."""
+    reused: int = 0
+    """Trial pages carried over unchanged from the previous site (counted in ``pages``)."""
+
+
+MANIFEST = ".pages.json"
+"""Trial page -> fingerprint of what it was rendered from (see the module docstring)."""
 
 
 def template_env() -> Environment:
@@ -180,7 +198,7 @@ PARALLEL_FROM = 2000
 
 
 def _render_range(
-    env: Environment, run: ReportRun, prompts: dict[str, str], out: Path, part: range
+    env: Environment, run: ReportRun, prompts: dict[str, str], out: Path, part: Sequence[int]
 ) -> None:
     template = env.get_template("trial.html")
     for i in part:
@@ -199,19 +217,91 @@ def _workers(pages: int) -> int:
     return max(1, min(cpus, 8))
 
 
-def _trial_pages(env: Environment, run: ReportRun, out: Path) -> int:
-    """Render every trial page of ``run``; big runs are split over forked processes, which
-    inherit the loaded records (nothing is pickled) and write their own pages."""
+@functools.cache
+def _code_digest() -> str:
+    """What every trial page's look depends on besides its trial: templates, page code."""
+    h = hashlib.sha256(__version__.encode())
+    for name in ("base.html", "trial.html"):
+        h.update(files("localagentbench.report").joinpath("templates", name).read_bytes())
+    h.update(Path(_trialpage.__file__).read_bytes())
+    return h.hexdigest()
+
+
+def _fingerprint(run: ReportRun, record: TrialRecord, prompt: str | None) -> str:
+    h = hashlib.sha256(_code_digest().encode())
+    h.update((prompt or "").encode())
+    folder = run.trial_dir(record)
+    if folder is None:
+        h.update(record.model_dump_json().encode())
+        return h.hexdigest()
+    for root, dirs, names in os.walk(folder):
+        dirs.sort()
+        for name in sorted(names):
+            path = os.path.join(root, name)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            h.update(f"{os.path.relpath(path, folder)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    record_file = folder / "record.json"
+    h.update(record_file.read_bytes() if record_file.is_file() else b"")
+    return h.hexdigest()
+
+
+def _read_manifest(old: Path | None) -> dict[str, str]:
+    if old is None:
+        return {}
+    try:
+        data = json.loads((old / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def _carry_over(old: Path, new: Path) -> bool:
+    """Put the previous site's page ``old`` at ``new``; False when it cannot be had."""
+    try:
+        os.link(old, new)
+    except OSError:
+        try:
+            shutil.copyfile(old, new)
+        except OSError:
+            return False
+    return True
+
+
+def _trial_pages(
+    env: Environment,
+    run: ReportRun,
+    out: Path,
+    previous: Path | None,
+    manifest: dict[str, str],
+    known: dict[str, str],
+) -> tuple[int, int]:
+    """Render the trial pages of ``run`` whose fingerprint changed since the ``previous``
+    site (``known``: its manifest), carrying the others over; ``manifest`` gets every page's
+    fingerprint. Big runs are split over forked processes, which inherit the loaded records
+    (nothing is pickled) and write their own pages. Returns (pages, pages carried over)."""
     prompts = _prompts(run)
     (out / "trials" / run.key).mkdir(parents=True, exist_ok=True)
-    n = len(run.records)
-    workers = _workers(n)
+    todo: list[int] = []
+    for i, record in enumerate(run.records):
+        href = trial_href(run, record)
+        manifest[href] = key = _fingerprint(run, record, prompts.get(record.task_id))
+        if (
+            previous is None
+            or known.get(href) != key
+            or not _carry_over(previous / href, out / href)
+        ):
+            todo.append(i)
+    n, reused = len(run.records), len(run.records) - len(todo)
+    workers = _workers(len(todo))
     if workers == 1:
-        _render_range(env, run, prompts, out, range(n))
-        return n
+        _render_range(env, run, prompts, out, todo)
+        return n, reused
     context = multiprocessing.get_context("fork")
     procs = [
-        context.Process(target=_render_range, args=(env, run, prompts, out, range(w, n, workers)))
+        context.Process(target=_render_range, args=(env, run, prompts, out, todo[w::workers]))
         for w in range(workers)
     ]
     for proc in procs:
@@ -221,7 +311,7 @@ def _trial_pages(env: Environment, run: ReportRun, out: Path) -> int:
     failed = [proc.exitcode for proc in procs if proc.exitcode != 0]
     if failed:
         raise RunDirError(f"rendering trial pages failed in a worker (exit codes {failed})")
-    return n
+    return n, reused
 
 
 def _swap_in(tmp: Path, out: Path) -> None:
@@ -253,16 +343,21 @@ def build_site(runs: Sequence[ReportRun], out: Path, title: str | None = None) -
     out.parent.mkdir(parents=True, exist_ok=True)
     env = template_env()
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    previous = out if (out / "index.html").is_file() else None
+    known = _read_manifest(previous)
+    manifest: dict[str, str] = {}
     try:
         write_assets(tmp)
-        pages = 1
+        pages, reused = 1, 0
         (tmp / "index.html").write_text(render_index(env, runs, title), encoding="utf-8")
         for run in runs:
-            pages += _trial_pages(env, run, tmp)
+            written, carried = _trial_pages(env, run, tmp, previous, manifest, known)
+            pages, reused = pages + written, reused + carried
         (tmp / "report.md").write_text(markdown_for(runs), encoding="utf-8")
+        (tmp / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
         tmp.chmod(0o755)
         _swap_in(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return SiteResult(out=out, pages=pages)
+    return SiteResult(out=out, pages=pages, reused=reused)

@@ -32,6 +32,10 @@ def as_count(value: object, name: str) -> int:
     Accepts ``int`` and NumPy integers; rejects ``bool``, floats and strings so
     that ``pass_at_k(10, 2.5, 1)`` is an error rather than a rounding.
     """
+    if type(value) is int:  # the common case, without the cost of a Protocol check
+        if value < 0:
+            raise ValueError(f"{name} must be >= 0, got {value}")
+        return value
     import numpy as np
 
     if isinstance(value, bool | np.bool_):
