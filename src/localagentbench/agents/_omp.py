@@ -3,10 +3,13 @@
 A Bun program (`#!/usr/bin/env bun`, Bun >= 1.3.14): the `bun` found beside `omp` or on PATH
 is put on the jail's PATH and its install shown read-only. The model is a `lab` provider in
 `~/.omp/agent/models.yml` of the trial's HOME (YAML; JSON is a subset, so it is written as
-JSON); `config.yml` there turns off what would reach beyond the gateway or the workspace:
-the local-server model discovery (Ollama, llama.cpp, LM Studio on their default ports),
-title generation, LSP, memories. Print mode reads the prompt on stdin, tools limited to
-read, bash, edit and write, tool approval `yolo`. Its session file is Pi's format.
+JSON); `config.yml` there turns off what can be turned off of its reaching out: the
+local-server model discovery (Ollama, llama.cpp, LM Studio on their default ports), update
+checks, sleep prevention, tool-issue reports; flags and variables turn off title
+generation, LSP, the PTY and OpenTelemetry. Its model-catalog lookups have no switch (they
+fail at once in the jail; docs/AGENTS.md). Print mode reads the prompt on stdin, tools
+limited to read, bash, edit and write, tool approval `yolo`. Its session file is Pi's
+format.
 """
 
 from __future__ import annotations
