@@ -39,6 +39,7 @@ def read_step() -> dict[str, Any]:
         "text": "I will read calc.py first.",
         "tool_calls": [
             {"name": "read", "args": {"filePath": "{workspace}/calc.py"}},
+            {"name": "read", "args": {"path": "{workspace}/calc.py"}},
             {"name": "Read", "args": {"file_path": "{workspace}/calc.py"}},
             {"name": "view", "args": {"file_path": "{workspace}/calc.py"}},
             {"name": "read_file", "args": {"absolute_path": "{workspace}/calc.py"}},
@@ -57,6 +58,7 @@ def write_step(content: str) -> dict[str, Any]:
         "text": f"Now I fix add.\n\ncalc.py\n```\n{content}```\n",
         "tool_calls": [
             {"name": "write", "args": {"filePath": path, "content": content}},
+            {"name": "write", "args": {"path": path, "content": content}},
             {"name": "Write", "args": {"file_path": path, "content": content}},
             {"name": "write_file", "args": {"file_path": path, "content": content}},
             {"name": "write_file", "args": {"path": path, "content": content}},
@@ -189,3 +191,25 @@ def run_direct(
         outcome = make_agent(agent, settings or {}).run(ctx)
         stats = gateway.close_trial("direct")
     return Direct(outcome, stats.requests, workspace)
+
+
+def trial_context(task_root: Path, tmp_path: Path, gateway: Gateway) -> AgentContext:
+    """A trial's context on an empty workspace and HOME, routed through ``gateway``: for
+    checking an adapter's command line and config files without running it."""
+    [task] = load_tasks(task_root.parent, [task_root.name])
+    workspace, home = tmp_path / "work", tmp_path / "home"
+    workspace.mkdir()
+    home.mkdir()
+    route = gateway.open_trial(
+        "t", model="scripted/fix-greeting", workspace=workspace, log_path=tmp_path / "gw.jsonl"
+    )
+    return AgentContext(
+        trial_id="t",
+        task=task,
+        workspace=workspace,
+        home=home,
+        model="scripted/fix-greeting",
+        timeout_s=60,
+        route=route,
+        gateway_port=gateway.port,
+    )

@@ -21,6 +21,8 @@ CLI_AGENTS = [
     "gemini",
     "crush",
     "openhands",
+    "pi",
+    "omp",
 ]
 INSTALLS = {
     "opencode": "npm i -g opencode-ai",
@@ -30,6 +32,8 @@ INSTALLS = {
     "codex": "npm i -g @openai/codex",
     "qwen-code": "npm i -g @qwen-code/qwen-code",
     "gemini": "npm i -g @google/gemini-cli",
+    "pi": "npm i -g @mariozechner/pi-coding-agent",
+    "omp": "npm i -g @oh-my-pi/pi-coding-agent bun",
 }
 
 
@@ -103,6 +107,8 @@ def test_agents_command_lists_every_adapter_with_protocol_and_install(cli) -> No
     assert rows["codex"]["protocol"] == "openai-responses"
     assert rows["gemini"]["protocol"] == "gemini"
     assert rows["claude-code"]["install"] == INSTALLS["claude-code"]
+    for name in ("pi", "omp"):
+        assert (rows[name]["protocol"], rows[name]["install"]) == ("openai-chat", INSTALLS[name])
     for row in rows.values():
         if row["found"] and row["protocol"] is not None:
             assert row["version"], row

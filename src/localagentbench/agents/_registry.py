@@ -37,6 +37,8 @@ AGENTS: Registry[Agent] = Registry(
         "gemini": "localagentbench.agents._gemini:make_gemini",
         "crush": "localagentbench.agents._crush:make_crush",
         "openhands": "localagentbench.agents._openhands:make_openhands",
+        "pi": "localagentbench.agents._pi:make_pi",
+        "omp": "localagentbench.agents._omp:make_omp",
     },
     accepts=_is_agent,
     product="an Agent (a `name` and a `run(ctx)` method)",

@@ -5,13 +5,13 @@ follows no link. Visible oracle in the workspace; held-out tests injected into
 the copy, test infrastructure restored from the pristine tree; fail-to-pass and
 pass-to-pass on the pristine tree and after the agent; extra checks; damage.
 Every command runs in a jail (the run's sandbox, no network, the held-out files
-read-only); the fail/pass-to-pass ids are read from the held-out and pristine runs'
-reports when those answer them all, so they cost no jail of their own, and the
-pristine runs happen once per task version per machine (see `_baseline`). Exit codes decide; per-test reports (written to the jail's
-private HOME, which the agent never had) give partial credit and catch "zero
-tests collected". Correctness counts only the task's own tests, identified by the
-same commands run on the pristine tree (see `_tally`); the agent's own tests are
-counted apart.
+read-only); the fail/pass-to-pass ids are read from the held-out and pristine
+runs' reports when those answer them all, so they cost no jail of their own, and
+the pristine runs happen once per task version per machine (see `_baseline`).
+Exit codes decide; per-test reports (written to the jail's private HOME, which
+the agent never had) give partial credit and catch "zero tests collected".
+Correctness counts only the task's own tests, identified by the same commands
+run on the pristine tree (see `_tally`); the agent's own tests are counted apart.
 """
 
 from __future__ import annotations
