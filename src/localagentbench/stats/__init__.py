@@ -12,7 +12,8 @@ reasoning is collected in ``docs/METHODOLOGY.md`` ("Statistics").
   ``min_paired_tasks``, ``mcnemar_exact``
 - repeatability: ``stability``, ``intra_task_correlation``
 - the leaderboard figure: ``composite_score``, ``composite_parts``
-- judge agreement: ``cohens_kappa``
+- judge agreement: ``cohens_kappa`` (plain or weighted)
+- pairwise preferences: ``win_rate``, ``bradley_terry``
 - planning a run: ``minimum_detectable_effect``
 """
 
@@ -28,6 +29,7 @@ from ._paired import (
     paired_difference,
     paired_interval,
 )
+from ._pairwise import bradley_terry, win_rate
 from ._passk import pass_at_k, pass_hat_k
 from ._power import intra_task_correlation, minimum_detectable_effect
 from ._stability import stability
@@ -38,6 +40,7 @@ __all__ = [
     "PairedInterval",
     "SingleClusterWarning",
     "bootstrap_ci",
+    "bradley_terry",
     "clustered_se",
     "cohens_kappa",
     "composite_parts",
@@ -54,4 +57,5 @@ __all__ = [
     "stability",
     "wilson_bounds",
     "wilson_interval",
+    "win_rate",
 ]
