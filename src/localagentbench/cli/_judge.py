@@ -47,6 +47,14 @@ def _print(results: list[object]) -> None:
             rate = session.consistency_rate
             shown = "n/a" if rate is None else f"{100 * rate:.0f}%"
             line += f"; {session.pairs} pair(s), position-consistent {shown}"
+        if session.claims:
+            claims = session.claims_agreement
+            kappa = claims["kappa"]
+            shown_kappa = "n/a" if kappa is None else f"{kappa:.2f}"
+            line += (
+                f"; completion claims: judge and rules agree on {claims['agree']} of "
+                f"{claims['n']} (kappa {shown_kappa})"
+            )
         typer.echo(line)
 
 

@@ -41,7 +41,7 @@ from localagentbench.judge._store import (
     write_verdict,
 )
 from localagentbench.records import Incident, RunDir, TrialRecord, utc_now
-from localagentbench.stats import bradley_terry, win_rate
+from localagentbench.stats import bradley_terry, cohens_kappa, win_rate
 
 __all__ = ["JudgeOptions", "judge_runs"]
 
@@ -273,6 +273,21 @@ def pairwise_scores(pairs: list[PairVerdict]) -> dict[str, dict[str, float | int
     return scores
 
 
+def claims_agreement(verdicts: list[Verdict]) -> dict[str, float | int | None]:
+    """How often the judge's completion-claim reading matches the rule-based one."""
+    read = [(v.claims_judge, v.claims_rules) for v in verdicts if v.claims_judge is not None]
+    if not read:
+        return {"n": 0, "agree": 0, "rate": None, "kappa": None}
+    agree = sum(a == b for a, b in read)
+    kappa = cohens_kappa([a for a, _ in read], [b for _, b in read])
+    return {
+        "n": len(read),
+        "agree": agree,
+        "rate": agree / len(read),
+        "kappa": None if kappa != kappa else kappa,
+    }
+
+
 def judge_run(
     client: JudgeClient,
     run: Path,
@@ -317,6 +332,7 @@ def judge_run(
         consistent_pairs=consistent,
         consistency_rate=consistent / len(checked) if checked else None,
         pairwise_scores=pairwise_scores(pairs) if pairs else {},
+        claims_agreement=claims_agreement(verdicts) if options.claims else {},
     )
     write_session(run, session)
     run_dir.log_incident(

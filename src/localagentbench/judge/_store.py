@@ -145,6 +145,9 @@ class JudgeSession(BaseModel):
     consistent_pairs: int = 0
     consistency_rate: float | None = None
     """Share of pairs (both orders parsed) whose verdict did not flip with the order."""
+    claims_agreement: dict[str, float | int | None] = Field(default_factory=dict)
+    """With --claims: n (trials both readings cover), agree, rate and kappa of the judge's
+    completion-claim reading against the rule-based one."""
     pairwise_scores: dict[str, dict[str, float | int | None]] = Field(default_factory=dict)
     """config id -> wins, ties, losses, win_rate with its interval, bradley_terry."""
 

@@ -162,6 +162,7 @@ def render_index(
         incidents=[(run, i) for run in runs for i in run.incidents],
         unrunnable=[(run, t) for run in runs for t in run.info.unrunnable],
         quality_note=next((r.summary.quality for r in runs if r.summary.quality), None),
+        judges=[(run, run.judge, run.consistency) for run in runs],
     )
 
 
@@ -186,7 +187,10 @@ def _render_range(
     for i in part:
         record = run.records[i]
         page = trial_page(record, run.trial_dir(record), prompts.get(record.task_id))
-        html = template.render(root="../../", run=run, page=page, r=record, cap=TEXT_CAP)
+        verdict = run.verdicts.get(record.trial_id)
+        html = template.render(
+            root="../../", run=run, page=page, r=record, cap=TEXT_CAP, verdict=verdict
+        )
         (out / trial_href(run, record)).write_text(html, encoding="utf-8")
 
 

@@ -16,8 +16,10 @@ def win_rate(wins: int, ties: int, losses: int, z: float = 1.96) -> tuple[float,
     over ``wins + ties + losses`` comparisons: ``(rate, low, high)``.
 
     Small n: with a handful of comparisons the interval is wide (3 wins of 3 gives about
-    0.44..1); ties counted as half make the interval slightly conservative. Raises
-    ValueError when there are no comparisons.
+    0.44..1); ties counted as half make the interval slightly conservative.
+
+    Raises:
+        ValueError: no comparisons, or a negative count.
     """
     n = wins + ties + losses
     if min(wins, ties, losses) < 0 or n == 0:
@@ -41,6 +43,9 @@ def bradley_terry(
     win each way. Small n: a player that won (or lost) every comparison has no finite
     maximum-likelihood strength; one pseudo-comparison of half a win each way against every
     other player (a weak prior) keeps every strength finite and positive.
+
+    Raises:
+        ValueError: an outcome outside [0, 1].
     """
     players = sorted({p for i, j, _ in outcomes for p in (i, j)}, key=repr)
     if not players:
