@@ -153,3 +153,18 @@ def test_bad_labels_fail_in_one_line(judged: tuple[Path, str], tmp_path: Path, c
     code, _, err = cli("judge-agreement", str(run), "--labels", str(bad))
     assert code == 2
     assert "row 3: quality 'high'" in err
+
+
+def test_a_missing_task_file_stops_the_judge_before_any_call(
+    stored_run: RunFactory, tmp_path: Path, cli: Cli
+) -> None:
+    run = stored_run()
+    next(tmp_path.glob("*-suite/calc-add/task.yaml")).unlink()
+    model = write_script(tmp_path / "j.yaml", SCORE.format(n=3))
+    code, _, err = cli("judge", str(run), "--model", model)
+    assert code == 2
+    assert "the judge needs each task's prompt" in err
+    assert stamps(run) == []
+    code, _, err = cli("judge", str(run), "--model", "nosuch/x")
+    assert code == 2
+    assert "names no backend" in err

@@ -8,7 +8,7 @@ from pathlib import Path
 from localagentbench.errors import RunDirError
 from localagentbench.judge._prompt import BlindTrial
 from localagentbench.records import RunDir, RunInfo, TrialRecord
-from localagentbench.tasks import load_suite
+from localagentbench.tasks import bundled_suite, load_suite
 
 __all__ = ["TrialInputs", "has_patch"]
 
@@ -40,26 +40,25 @@ class TrialInputs:
         self._before: dict[str, str] = {}
 
     def _prompts(self) -> dict[str, str]:
-        """Task id -> its prompt, from the task files run.json names (the judge needs them
-        before it starts: a missing file stops here, not halfway)."""
+        """Task id -> its prompt, for every task with a patch to judge, from the task file
+        run.json names or, when that is gone, the bundled suite's task at the same version.
+        A task found nowhere stops here, before the first judge call."""
         prompts = {}
-        wanted = {r.task_id for r in self.records}
+        wanted = {r.task_id for r in self.records if has_patch(self.run, r)}
         for task in self.info.tasks:
             if task.id not in wanted:
                 continue
-            source = Path(task.source)
-            loaded = load_suite(source, [task.id]) if source.exists() else None
-            if loaded is None or not loaded.tasks:
-                raise RunDirError(
-                    f"{self.run}: run.json: task {task.id}: its file {source} is gone or "
-                    "broken; the judge needs the task prompt (restore the suite)"
-                )
-            prompts[task.id] = loaded.tasks[0].prompt
+            for source in (Path(task.source), bundled_suite() / task.id / "task.yaml"):
+                loaded = load_suite(source, [task.id]).tasks if source.is_file() else []
+                if loaded and loaded[0].version == task.version:
+                    prompts[task.id] = loaded[0].prompt
+                    break
         missing = sorted(wanted - prompts.keys())
         if missing:
             raise RunDirError(
-                f"{self.run}: run.json lists no task file for {', '.join(missing)}; the judge "
-                "needs each task's prompt"
+                f"{self.run}: run.json: no task file at the version run for "
+                f"{', '.join(missing)}; the judge needs each task's prompt (restore the suite "
+                "the run used)"
             )
         return prompts
 

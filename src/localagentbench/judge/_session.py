@@ -351,10 +351,10 @@ def judge_runs(
     runs: list[Path], options: JudgeOptions, notify: Callable[[str], None] = lambda _: None
 ) -> list[SessionResult]:
     """Judge every run with one judge model; each run gets its own session under one stamp."""
-    for run in runs:  # every task prompt is found before the first judge call
-        run_dir = RunDir(run)
-        TrialInputs(run, run_dir.read_info(), run_dir.records())
-    stamp = new_stamp()
-    with JudgeClient(options.model, options.timeout_s) as client:
+    with JudgeClient(options.model, options.timeout_s) as client:  # an unknown model fails here
+        for run in runs:  # and every task prompt is found before the first judge call
+            run_dir = RunDir(run)
+            TrialInputs(run, run_dir.read_info(), run_dir.records())
+        stamp = new_stamp()
         identity = _identity(client, options.model)
         return [judge_run(client, run, options, stamp, identity, notify) for run in runs]
