@@ -66,6 +66,10 @@ def test_scripted_judge_stores_every_exchange_blind_and_rejudge_reproduces(
         assert leaked == [], f"the judge was sent {leaked}"
     session = load_session(run, first.session.stamp)
     assert session.counts == {"scored": 3, "no_patch": 1}
+    summary = json.loads((run / "judge" / first.session.stamp / "summary.json").read_text())
+    alpha = summary["configurations"]["alpha-opencode-qwen"]
+    assert alpha["quality"] == ((4 - 1) / 4 + (2 - 1) / 4) / 2
+    assert alpha["composite"]["quality"] == 3.0
     assert {p: p.read_bytes() for p in run.glob("trials/*/record.json")} == records_before
 
     [again] = judge_runs([run], JudgeOptions(model=model, rejudge_of=first.session.stamp))

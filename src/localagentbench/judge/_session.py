@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from localagentbench import __version__
+from localagentbench._io import atomic_write_text
 from localagentbench.judge._client import MAX_TOKENS, TEMPERATURE, JudgeClient
 from localagentbench.judge._inputs import TrialInputs, has_patch
 from localagentbench.judge._prompt import (
@@ -40,7 +41,7 @@ from localagentbench.judge._store import (
     write_session,
     write_verdict,
 )
-from localagentbench.records import Incident, RunDir, TrialRecord, utc_now
+from localagentbench.records import Incident, RunDir, TrialRecord, summarise, utc_now
 from localagentbench.stats import bradley_terry, cohens_kappa, win_rate
 
 __all__ = ["JudgeOptions", "judge_runs"]
@@ -335,6 +336,16 @@ def judge_run(
         claims_agreement=claims_agreement(verdicts) if options.claims else {},
     )
     write_session(run, session)
+    scores = {(v.run_id, v.trial_id): v.score for v in verdicts if v.score is not None}
+    summary = summarise(
+        info.run_id,
+        records,
+        session.created_at,
+        unrunnable=info.unrunnable,
+        quality=scores,
+        judge=identity.label(stamp),
+    )
+    atomic_write_text(run / "judge" / stamp / "summary.json", summary.model_dump_json(indent=2))
     run_dir.log_incident(
         Incident(
             time=session.created_at,
