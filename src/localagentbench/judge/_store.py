@@ -4,8 +4,8 @@ Per trial, ``trials/<trial_id>/judge/<stamp>/verdict.json`` (the parsed verdict 
 it) and ``exchanges.jsonl`` (every request and response, in order). Per judge session,
 ``judge/<stamp>/judge.json`` (the judge's identity, what it did, the pairwise results),
 ``judge/<stamp>/summary.json`` (the run's summary with this judge's quality in the
-composite) and, in pairwise mode, ``judge/<stamp>/pairs.jsonl``. A stamp is never written twice: `rejudge`
-makes a new one, so old verdicts stay beside the new.
+composite) and, in pairwise mode, ``judge/<stamp>/pairs.jsonl``. A stamp is never written
+twice: `rejudge` makes a new one, so old verdicts stay beside the new.
 """
 
 from __future__ import annotations
