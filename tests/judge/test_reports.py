@@ -168,3 +168,26 @@ def test_a_missing_task_file_stops_the_judge_before_any_call(
     code, _, err = cli("judge", str(run), "--model", "nosuch/x")
     assert code == 2
     assert "names no backend" in err
+
+
+def test_pairwise_scores_and_consistency_are_in_the_report(
+    stored_run: RunFactory, tmp_path: Path, cli: Cli
+) -> None:
+    run = stored_run()
+    model = write_script(
+        tmp_path / "j.yaml",
+        SCORE.format(n=3),
+        SCORE.format(n=3),
+        '{"winner": "A", "reason": "a"}',
+        '{"winner": "B", "reason": "b"}',
+    )
+    code, out, err = cli("judge", str(run), "--model", model, "--pairwise")
+    assert code == 0, err
+    assert "1 pair(s), position-consistent 100%" in out
+    site = tmp_path / "site"
+    assert cli("report", str(run), "--out", str(site))[0] == 0
+    report = (site / "report.md").read_text()
+    assert "pairwise position consistency 100%" in report
+    assert "alpha-opencode-qwen: win rate 100.0% [" in report
+    assert "(1 wins, 0 ties, 0 losses), Bradley-Terry 0.75" in report  # 1.5 of 2 with the prior
+    assert "beta-aider-llama: win rate 0.0%" in (site / "index.html").read_text()

@@ -36,7 +36,7 @@ ClaimsOpt = Annotated[
 
 
 def _print(results: list[object]) -> None:
-    from localagentbench.judge import SessionResult
+    from localagentbench.judge import SessionResult, pairwise_text
 
     for result in results:
         assert isinstance(result, SessionResult)
@@ -47,6 +47,8 @@ def _print(results: list[object]) -> None:
             rate = session.consistency_rate
             shown = "n/a" if rate is None else f"{100 * rate:.0f}%"
             line += f"; {session.pairs} pair(s), position-consistent {shown}"
+        for config, score in sorted(session.pairwise_scores.items()):
+            line += f"\n  {config}: {pairwise_text(score)}"
         if session.claims:
             claims = session.claims_agreement
             kappa = claims["kappa"]

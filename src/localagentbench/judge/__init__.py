@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from localagentbench.judge._agreement import Agreement, agreement, read_labels
 from localagentbench.judge._prompt import TEMPLATE_VERSION, BlindTrial, redact
-from localagentbench.judge._quality import JudgeScores, judge_scores
+from localagentbench.judge._quality import JudgeScores, judge_scores, pairwise_text
 from localagentbench.judge._store import (
     Exchange,
     JudgeIdentity,
@@ -64,6 +64,7 @@ __all__ = [
     "load_pairs",
     "load_session",
     "load_verdicts",
+    "pairwise_text",
     "read_exchanges",
     "read_labels",
     "redact",

@@ -49,6 +49,8 @@ class ReportRun:
     consistency: float | None = None
     """That judge session's pairwise position-consistency rate (None: not pairwise)."""
     verdicts: dict[str, Verdict] = field(default_factory=dict)
+    pairwise: dict[str, dict[str, float | int | None]] = field(default_factory=dict)
+    """Config id -> that judge session's pairwise wins, ties, losses, win rate, Bradley-Terry."""
     """Trial id -> the judge's verdict (shown on the trial page)."""
 
     @property
@@ -101,6 +103,7 @@ def load_run(path: Path, judge: str | None = None) -> ReportRun:
     return ReportRun(
         judge=judged.label,
         consistency=judged.consistency.get(info.run_id),
+        pairwise=judged.pairwise.get(info.run_id, {}),
         verdicts=load_verdicts(path, stamp) if stamp else {},
         info=info,
         summary=summary,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from localagentbench.judge import pairwise_text
 from localagentbench.records import Incident, RunInfo, Summary, TrialRecord
 from localagentbench.report._entries import leaderboard_entries
 from localagentbench.report._format import entry_row, task_set_note
@@ -104,6 +105,8 @@ def _judge_lines(runs: Sequence[ReportRun]) -> list[str]:
         if run.consistency is not None:
             line += f"; pairwise position consistency {100 * run.consistency:.0f}%"
         lines.append(line)
+        for config, score in sorted(run.pairwise.items()):
+            lines.append(f"  - {md_cell(config)}: {pairwise_text(score)}")
     return ["Quality:", "", *lines, ""]
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from localagentbench._io import atomic_write_text
 from localagentbench.errors import LabError, RunDirError
+from localagentbench.judge import pairwise_text
 from localagentbench.report._entries import Entry, sort_entries
 from localagentbench.report._format import entry_row, num, pct, tokens
 from localagentbench.report._load import ReportRun, label_entries
@@ -163,6 +164,11 @@ def render_index(
         unrunnable=[(run, t) for run in runs for t in run.info.unrunnable],
         quality_note=next((r.summary.quality for r in runs if r.summary.quality), None),
         judges=[(run, run.judge, run.consistency) for run in runs],
+        pairwise=[
+            (run, config, pairwise_text(score))
+            for run in runs
+            for config, score in sorted(run.pairwise.items())
+        ],
     )
 
 
