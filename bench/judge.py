@@ -134,9 +134,10 @@ def main() -> None:
             scores = Counter(v.score if v.score is not None else v.status for v in verdicts)
             print(
                 f"{name}: {len(seconds)} trials, judge s/trial mean "
-                f"{statistics.fmean(seconds):.1f} median {median:.1f} (first call "
-                f"{max(seconds):.1f}, incl. server start: {wall - sum(seconds):.1f} s outside "
-                f"calls); {tokens_in:.0f} prompt + {tokens_out:.0f} reply tokens per call; "
+                f"{statistics.fmean(seconds):.1f} median {median:.1f} (slowest "
+                f"{max(seconds):.1f}; the first trial's includes loading the model; "
+                f"{wall - sum(seconds):.1f} s outside calls); "
+                f"{tokens_in:.0f} prompt + {tokens_out:.0f} reply tokens per call; "
                 f"parse errors {errors}; scores {dict(sorted(scores.items(), key=str))}"
             )
     for name, median in zip(args.models.split(","), medians, strict=True):
