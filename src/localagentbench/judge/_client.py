@@ -48,7 +48,7 @@ def request_record(request: ChatRequest) -> dict[str, Any]:
 class JudgeClient:
     """A judge model for one session: `with JudgeClient(model) as judge: judge.ask(...)`."""
 
-    def __init__(self, model: str, timeout_s: float = 600.0) -> None:
+    def __init__(self, model: str, timeout_s: float = 1800.0) -> None:
         self.model = model
         self.timeout_s = timeout_s
         self.backend: Backend = make_backend(model)
@@ -117,8 +117,9 @@ class JudgeClient:
         return record, response, took
 
     async def _complete(self, request: ChatRequest, fingerprint: str) -> Reply:
-        if self._session is None:
-            self._session = aiohttp.ClientSession()
+        if self._session is None:  # as the gateway's: no total limit, the call's own below
+            timeout = aiohttp.ClientTimeout(total=None, sock_connect=10)
+            self._session = aiohttp.ClientSession(timeout=timeout)
         session = self._session
         ctx = CallContext(workspace="", side=False, fingerprint=fingerprint, http=lambda: session)
 

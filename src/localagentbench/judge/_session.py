@@ -63,7 +63,8 @@ class JudgeOptions:
     """Also compare patches of different configurations per task, in both orders."""
     claims: bool = False
     """Also have the judge read whether each final answer claims completion."""
-    timeout_s: float = 600.0
+    timeout_s: float = 1800.0
+    """Per judge call: a local model on a busy CPU may take minutes over one patch."""
     rejudge_of: str | None = None
 
 
