@@ -31,6 +31,7 @@ LAYERS: tuple[str, ...] = (
     "gateway",
     "agents",
     "grading",
+    "judge",
     "runner",
     "report",
     "cli",

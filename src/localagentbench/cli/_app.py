@@ -82,6 +82,18 @@ COMMANDS: dict[str, LazyCommand] = {
         "localagentbench.cli._regrade:regrade",
         "Re-run the current hidden tests and checks on the stored patches; log changed verdicts.",
     ),
+    "judge": LazyCommand(
+        "localagentbench.cli._judge:judge",
+        "Blind 1..5 quality review of every stored trial with a patch, by a judge model.",
+    ),
+    "rejudge": LazyCommand(
+        "localagentbench.cli._judge:rejudge",
+        "Judge a run's stored trials again under a new stamp, running no agent.",
+    ),
+    "judge-agreement": LazyCommand(
+        "localagentbench.cli._judge:judge_agreement",
+        "Agreement of the judge with hand labels (or with another judge stamp).",
+    ),
     "docs": LazyCommand(
         "localagentbench.cli._docs:docs",
         "Print the path of a document shipped with the package (all of them without a name).",

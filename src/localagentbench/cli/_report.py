@@ -42,20 +42,31 @@ def report(
             help="Also replace FILE's results section with this report's tables.",
         ),
     ] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge",
+            metavar="STAMP",
+            help="Quality from this judge stamp (default: each run's latest; none: without).",
+        ),
+    ] = None,
 ) -> None:
     """Write report.md and an offline static site (index.html, a page per trial, assets/).
 
     Nothing in the site loads from the network: open index.html from disk or
-    publish the folder as-is. Several runs are merged into one leaderboard.
+    publish the folder as-is. Several runs are merged into one leaderboard. The
+    quality column comes from a judge session (--judge STAMP, default the latest);
+    without one the composite says "without quality".
 
     Examples:
       localagentbench report runs/20261202-101500-ab12cd
       localagentbench report runs/A runs/B --out site
       localagentbench report runs/A --readme README.md
+      localagentbench report runs/A --judge 20261203-090000-000000
     """
     target = out if out is not None else (runs[0] / "site" if len(runs) == 1 else Path("site"))
     writable_folder(target, "--out")
-    loaded = [load_run(path) for path in runs]
+    loaded = [load_run(path, judge) for path in runs]
     result = build_site(loaded, target)
     if readme is not None:
         source = ", ".join(f"run {run.summary.run_id}" for run in loaded)

@@ -171,6 +171,14 @@ def run(
         bool,
         typer.Option("--report", help="Write report.md and the offline site (site/) into the run."),
     ] = False,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge",
+            metavar="MODEL",
+            help="After the run, judge every patch's quality with MODEL (see `judge`).",
+        ),
+    ] = None,
     max_reruns: Annotated[
         int,
         typer.Option(
@@ -231,10 +239,15 @@ def run(
       localagentbench run --agent mini-swe-agent --model llamacpp/smollm2-135m --tool-call-repair
       localagentbench run --resume runs/20261202-101500-ab12cd
       localagentbench run --config matrix.yaml --repeat 3 --plan-check 0.2
+      localagentbench run --agent mock --mock-behavior solve --judge llamacpp/qwen2.5-coder-0.5b
     """
     from localagentbench.report import build_site, load_run, markdown_for
     from localagentbench.runner import RichProgress, describe_unrunnable, execute, resume_options
 
+    if judge is not None:
+        from localagentbench.gateway import make_backend
+
+        make_backend(judge)  # an unknown judge model fails before any trial runs
     for flag, folder in (("--out", out), ("--workdir-root", workdir_root)):
         if folder is not None:
             writable_folder(folder, flag)
@@ -279,6 +292,15 @@ def run(
         )
         raise
     _print_summary(result.summary)
+    if judge is not None:
+        from localagentbench.judge import JudgeOptions, judge_runs
+
+        [judged] = judge_runs([result.run_dir.path], JudgeOptions(model=judge))
+        err.print(
+            f"judged: {judged.session.judge.label(judged.session.stamp)}: "
+            f"{dict(sorted(judged.session.counts.items()))}",
+            markup=False,
+        )
     if report:
         loaded = load_run(result.run_dir.path)
         path = result.run_dir.path / "report.md"

@@ -79,8 +79,12 @@ def leaderboard(c: ConfigSummary) -> dict[str, Any]:
         "tokens_output": c.tokens_output,
         "repaired_tool_calls": c.repaired_tool_calls,
         "stability": c.stability,
+        "quality": c.quality,
+        "quality_low": c.quality_interval[0] if c.quality_interval else None,
+        "quality_high": c.quality_interval[1] if c.quality_interval else None,
         "composite": c.composite.score if c.composite else None,
         "penalty": c.composite.penalty if c.composite else None,
+        "composite_with_quality": c.composite.quality is not None if c.composite else None,
     }
 
 
@@ -89,6 +93,8 @@ def _md_row(c: ConfigSummary) -> dict[str, str]:
     composite = "n/a"
     if c.composite is not None:
         composite = f"{c.composite.score:.1f} (-{c.composite.penalty:.1f})"
+        if c.composite.quality is None:
+            composite += " without quality"
     return {
         "configuration": c.config_id,
         "success": f"{_pct(c.success_rate)}{_interval(c.success_interval)}",
@@ -103,6 +109,7 @@ def _md_row(c: ConfigSummary) -> dict[str, str]:
         "median s": "n/a" if c.median_wall_s is None else f"{c.median_wall_s:.1f}",
         "tokens/trial": _per_trial(c),
         "repaired calls": "n/a" if c.repaired_tool_calls is None else str(c.repaired_tool_calls),
+        "quality": f"{_pct(c.quality)}{_interval(c.quality_interval)}",
         "composite*": composite,
     }
 
@@ -177,6 +184,7 @@ def render(
             "configurations": [leaderboard(c) for c in configs],
             "cells": [json.loads(c.model_dump_json()) for c in summary.cells],
             "quality": summary.quality,
+            "judge": summary.judge,
             "task_sets_differ": note,
         }
         return json.dumps(payload, indent=2)
@@ -190,6 +198,8 @@ def render(
         return out.getvalue().rstrip("\n")
     lines = [f"**{note}**", ""] if note else []
     lines += ["## Leaderboard (95% intervals)", "", *md_table([_md_row(c) for c in configs]), ""]
+    if summary.judge:
+        lines += [f"*composite with quality from {summary.judge}.", ""]
     if summary.quality:
         lines += [f"*composite: {summary.quality}.", ""]
     lines += [
@@ -209,6 +219,13 @@ def tables(
         typer.Option("--agents", help="Only these configurations (ids or agent names, a,b)."),
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", help="md | csv | json.")] = Format.md,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge",
+            help="Quality from this judge stamp (default: each run's latest; none: without).",
+        ),
+    ] = None,
 ) -> None:
     """Regenerate the tables from stored records, running nothing.
 
@@ -216,10 +233,14 @@ def tables(
     (--agents) never changes the others. A configuration id seen in several runs
     is shown as RUN_ID/ID. Runs over different task sets get a line naming each
     run's task count (on stderr for csv): their numbers are not directly comparable.
+    The quality column and the composite's quality part come from a judge session
+    (--judge STAMP, default each run's latest); without one the composite says
+    "without quality".
 
     Examples:
       localagentbench tables runs/20261202-101500-ab12cd
       localagentbench tables runs/a runs/b --agents opencode-qwen,aider-qwen --format csv
+      localagentbench tables runs/20261202-101500-ab12cd --judge 20261203-090000-000000
     """
     loaded = load_runs(runs)
     counts: dict[str, int] = {}
@@ -241,7 +262,12 @@ def tables(
             selected.append(r)
     if not selected:
         raise RunDirError(f"no configuration matches --agents {agents}")
-    summary = summarise(",".join(ids), selected, utc_now())
+    from localagentbench.judge import judge_scores
+
+    judged = judge_scores(runs, judge)
+    summary = summarise(
+        ",".join(ids), selected, utc_now(), quality=judged.scores, judge=judged.label
+    )
     note = task_set_note(task_sets)
     if note and fmt is Format.csv:
         typer.echo(note, err=True)

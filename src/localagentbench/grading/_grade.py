@@ -282,16 +282,19 @@ def _pristine_report(
             cancel=cancel,
             report_dir=jail.home / ".lab-reports",
         )
+        if report is not None:  # kept with the results, for a run that reuses them
+            logs = sorted(log_dir.glob("pristine-*.log"))
+            report.log = "\n".join(p.read_text(errors="replace") for p in logs)
         return report
 
     if baseline is None:
         return pristine_run()
     report = baseline.get(key, pristine_run)
-    if key in baseline.stored:
+    if key in baseline.stored and report is not None:
         atomic_write_text(
             log_dir / "pristine-cached.log",
             f"# the pristine results of {key} were computed by an earlier run on this machine "
-            f"and reused from {baseline.stored[key]}\n",
+            f"and reused from {baseline.stored[key]}; that run's log:\n{report.log}",
         )
     return report
 

@@ -74,6 +74,8 @@ class TestReport:
     """Units that failed as a whole (a pytest collection error, a node file that did not
     load or ended early, a Go package that did not build): their tests could not all be
     listed. Maps the unit to the case standing for it (None: no case, as for Go)."""
+    log: str = field(default="", compare=False)
+    """The commands' logs, for a report kept beyond its run (the pristine results)."""
 
     @property
     def passed(self) -> int:
@@ -103,6 +105,7 @@ class TestReport:
             "cases": dict(self.cases),
             "names": {case: sorted(names) for case, names in self.names.items()},
             "unit_failures": dict(self.unit_failures),
+            "log": self.log,
         }
 
     @classmethod
@@ -119,6 +122,7 @@ class TestReport:
             cases={str(k): v for k, v in cases.items()},
             names={str(k): {str(n) for n in v} for k, v in names.items()},
             unit_failures={str(k): None if v is None else str(v) for k, v in units.items()},
+            log=str(data.get("log") or ""),
         )
 
 

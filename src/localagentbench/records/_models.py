@@ -151,6 +151,8 @@ class Incident(BaseModel):
         "resumed",
         "disk_low",
         "regrade",
+        "judge",
+        "judge_error",
     ]
     trial_id: str | None = None
     detail: str

@@ -12,7 +12,7 @@ import math
 import statistics
 import warnings
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
@@ -79,7 +79,7 @@ class Composite(BaseModel):
     rescaled: bool
     """True when a part (quality, until a judge exists) was missing and the rest scaled up."""
     quality: float | None = None
-    """Always None until a judge scores patches: never invented."""
+    """The mean 1..5 judge score the composite used; None: the composite is without quality."""
 
 
 class CellSummary(BaseModel):
@@ -163,6 +163,12 @@ class ConfigSummary(BaseModel):
     """Mean over tasks of the population sd of per-repeat success (0 = repeatable); None
     when no task has two repeats."""
     composite: Composite | None = None
+    quality: float | None = None
+    """Mean of (score - 1) / 4 over the judged trials (0..1); None without a judge."""
+    quality_interval: tuple[float, float] | None = None
+    """Task-clustered 95% interval of ``quality`` (stats.fraction_interval); None below 2."""
+    quality_trials: int = 0
+    """Scored trials with a judge score (no patch and judge errors are not scored)."""
 
 
 class Summary(BaseModel):
@@ -178,6 +184,8 @@ class Summary(BaseModel):
     cells: list[CellSummary] = Field(default_factory=list)
     quality: str | None = QUALITY_NOTE
     """Why quality is missing from the composite (None once a judge has scored)."""
+    judge: str | None = None
+    """The judge whose scores are the quality part (its model, template and stamp)."""
     unrunnable: list[UnrunnableTask] = Field(default_factory=list)
     """Selected tasks this machine could not run: not run, in no denominator."""
 
@@ -258,7 +266,29 @@ def _cell(config_id: str, task_all: list[TrialRecord]) -> CellSummary:
     )
 
 
-def _config(config_id: str, all_trials: list[TrialRecord]) -> ConfigSummary:
+def _quality(
+    scored: list[TrialRecord], scores: Mapping[tuple[str, str], int]
+) -> tuple[float | None, tuple[float, float] | None, int]:
+    """Mean (score - 1) / 4 over the judged trials with its task-clustered interval."""
+    judged = [
+        (r, scores[(r.run_id, r.trial_id)]) for r in scored if (r.run_id, r.trial_id) in scores
+    ]
+    if not judged:
+        return None, None, 0
+    values = [(score - 1) / 4 for _, score in judged]
+    if len(judged) < 2:
+        return values[0], None, 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingleClusterWarning)
+        mean, _, low, high = fraction_interval(values, [r.task_id for r, _ in judged], Z95)
+    return mean, (low, high), len(judged)
+
+
+def _config(
+    config_id: str,
+    all_trials: list[TrialRecord],
+    scores: Mapping[tuple[str, str], int] | None = None,
+) -> ConfigSummary:
     scored = [r for r in all_trials if r.status != "infra_error"]
     by_task: dict[str, list[TrialRecord]] = defaultdict(list)
     for r in scored:
@@ -275,14 +305,17 @@ def _config(config_id: str, all_trials: list[TrialRecord]) -> ConfigSummary:
     median_wall = _median(r.wall_s for r in scored)
     requests = [r.requests for r in scored if r.requests is not None]
     gateway = [r.gateway for r in scored if r.gateway is not None]
+    quality, quality_interval, quality_trials = _quality(scored, scores or {})
+    judged = None if quality is None else 1.0 + 4.0 * quality
     composite = None
     if correctness is not None and median_wall is not None:
-        parts = composite_parts(correctness, compliance, None, median_wall, timeouts / n)
+        parts = composite_parts(correctness, compliance, judged, median_wall, timeouts / n)
         composite = Composite(
             score=parts.score,
             penalty=parts.penalty,
             parts=list(parts.parts),
             rescaled=parts.rescaled,
+            quality=judged,
         )
     stable = _finite(stability({t: [float(r.success) for r in rs] for t, rs in by_task.items()}))
     first = all_trials[0]
@@ -326,6 +359,9 @@ def _config(config_id: str, all_trials: list[TrialRecord]) -> ConfigSummary:
         latency_p90_s=_median(g.latency_p90_s for g in gateway),
         stability=stable,
         composite=composite,
+        quality=quality,
+        quality_interval=quality_interval,
+        quality_trials=quality_trials,
     )
 
 
@@ -334,8 +370,16 @@ def summarise(
     records: Iterable[TrialRecord],
     generated_at: str,
     unrunnable: Iterable[UnrunnableTask] = (),
+    quality: Mapping[tuple[str, str], int] | None = None,
+    judge: str | None = None,
 ) -> Summary:
-    """Summarise a run's records (each trial counted once: the caller passes the final records)."""
+    """Summarise a run's records (each trial counted once: the caller passes the final records).
+
+    ``quality`` maps (run id, trial id) to a judge's 1..5 score and ``judge`` names that
+    judge: a configuration with judged trials then has the quality part in its composite;
+    one without keeps the composite without quality, and the summary's ``quality`` note
+    says which.
+    """
     records = list(records)
     by_config: dict[str, list[TrialRecord]] = defaultdict(list)
     for record in records:
@@ -344,14 +388,25 @@ def summarise(
     cells: list[CellSummary] = []
     for config_id in sorted(by_config):
         all_trials = by_config[config_id]
-        configs[config_id] = _config(config_id, all_trials)
+        configs[config_id] = _config(config_id, all_trials, quality)
         by_task: dict[str, list[TrialRecord]] = defaultdict(list)
         for r in all_trials:
             by_task[r.task_id].append(r)
         cells += [_cell(config_id, by_task[t]) for t in sorted(by_task)]
+    note: str | None = QUALITY_NOTE
+    if judge is not None:
+        without = sorted(c for c, summary in configs.items() if summary.quality is None)
+        note = (
+            None
+            if not without
+            else f"{', '.join(without)}: no judged trial, so the composite is without quality "
+            "(rescaled, not comparable with a composite that includes it)"
+        )
     return Summary(
         run_id=run_id,
         generated_at=generated_at,
+        quality=note,
+        judge=judge,
         trials=len(records),
         infra_errors=sum(r.status == "infra_error" for r in records),
         configurations=configs,

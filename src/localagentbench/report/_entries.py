@@ -72,6 +72,12 @@ class Entry(BaseModel):
     composite_parts: dict[str, float | None] = Field(default_factory=dict)
     """correctness, compliance and quality points and the time penalty."""
     composite_rescaled: bool = False
+    quality_mean: float | None = None
+    """Mean (score - 1) / 4 over judged trials (0..1); None: the composite is without quality."""
+    quality_interval: tuple[float, float] | None = None
+    quality_trials: int = 0
+    judge: str | None = None
+    """The judge whose scores are the quality part (``Summary.judge``)."""
     correctness_mean: float | None = None
     correctness_interval: tuple[float, float] | None = None
     """Task-clustered 95% interval of mean correctness with the Wilson floor (from the records,
@@ -216,6 +222,9 @@ def _entry(
         latency_p50_s=config.latency_p50_s,
         cost_usd=_cost(counted),
     )
+    entry.quality_mean = config.quality
+    entry.quality_interval = config.quality_interval
+    entry.quality_trials = config.quality_trials
     if v2:
         entry.pass_hat_k = dict(config.pass_hat_k)
         entry.compliance_mean = config.compliance
@@ -244,7 +253,7 @@ def _add_composite(entry: Entry, score: float | None) -> None:
     parts = composite_parts(
         entry.correctness_mean,
         entry.compliance_mean,
-        None,
+        None if entry.quality_mean is None else 1.0 + 4.0 * entry.quality_mean,
         entry.median_wall_s,
         entry.timeouts / entry.trials,
     )
@@ -277,6 +286,8 @@ def leaderboard_entries(
         )
         for c in summary.configurations.values()
     ]
+    for entry in entries:
+        entry.judge = summary.judge if entry.quality_mean is not None else None
     return sort_entries(entries)
 
 

@@ -73,7 +73,10 @@ def entry_row(e: Entry) -> dict[str, str]:
         "solved": f"{e.successes}/{e.trials}",
         "pass@k": f"pass@{k} {at_k}",
         "pass^k": f"pass^{hat_k} {hat}",
-        "composite": num(e.composite) + (" (rescaled)" if e.composite_rescaled else ""),
+        "composite": num(e.composite)
+        + (" without quality" if e.quality_mean is None else "")
+        + (" (rescaled)" if e.composite_rescaled else ""),
+        "quality": _interval(e.quality_mean, e.quality_interval),
         "correctness": _interval(e.correctness_mean, e.correctness_interval),
         "false success": false_success,
         "false success of all": rate(e.false_success_all),

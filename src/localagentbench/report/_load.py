@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from localagentbench.errors import RunDirError
+from localagentbench.judge import Verdict, judge_scores, latest_stamp, load_verdicts
 from localagentbench.records import Incident, RunDir, RunInfo, Summary, TrialRecord, summarise
 from localagentbench.report._entries import Entry, leaderboard_entries, task_spreads
 
@@ -43,6 +44,14 @@ class ReportRun:
     """Empty for a leaderboard snapshot (no trial pages then)."""
     path: Path | None = None
     """The run directory; None for a snapshot."""
+    judge: str | None = None
+    """The judge whose verdicts are the quality part (its model, template and stamp)."""
+    consistency: float | None = None
+    """That judge session's pairwise position-consistency rate (None: not pairwise)."""
+    verdicts: dict[str, Verdict] = field(default_factory=dict)
+    """Trial id -> the judge's verdict (shown on the trial page)."""
+    pairwise: dict[str, dict[str, float | int | None]] = field(default_factory=dict)
+    """Config id -> that judge session's pairwise wins, ties, losses, win rate, Bradley-Terry."""
 
     @property
     def key(self) -> str:
@@ -73,13 +82,29 @@ def _spreads(records: list[TrialRecord]) -> dict[str, dict[str, float]]:
     return {config_id: task_spreads(group) for config_id, group in sorted(by_config.items())}
 
 
-def load_run(path: Path) -> ReportRun:
-    """Read a run directory (run.json, records, summary, incidents)."""
+def load_run(path: Path, judge: str | None = None) -> ReportRun:
+    """Read a run directory (run.json, records, summary, incidents) with the verdicts of
+    judge stamp ``judge`` (default: the latest; "none": no judge) as the quality part."""
     run_dir = RunDir(path)
     info = run_dir.read_info()
     records = run_dir.records()
     summary = _summary(run_dir, info, records)
+    judged = judge_scores([path], judge)
+    stamp = None if judged.label is None else (judge or latest_stamp(path))
+    if judged.label is not None:
+        summary = summarise(
+            info.run_id,
+            records,
+            generated_at=summary.generated_at,
+            unrunnable=info.unrunnable,
+            quality=judged.scores,
+            judge=judged.label,
+        )
     return ReportRun(
+        judge=judged.label,
+        consistency=judged.consistency.get(info.run_id),
+        pairwise=judged.pairwise.get(info.run_id, {}),
+        verdicts=load_verdicts(path, stamp) if stamp else {},
         info=info,
         summary=summary,
         entries=leaderboard_entries(summary, records, _versions(info)),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from localagentbench.judge import pairwise_text
 from localagentbench.records import Incident, RunInfo, Summary, TrialRecord
 from localagentbench.report._entries import leaderboard_entries
 from localagentbench.report._format import entry_row, task_set_note
@@ -89,6 +90,26 @@ def _unrunnable(runs: Sequence[ReportRun]) -> list[str]:
     return lines
 
 
+def _judge_lines(runs: Sequence[ReportRun]) -> list[str]:
+    """Which judge produced the quality column, or that the composite is without quality."""
+    lines = []
+    for run in runs:
+        where = f"run {md_cell(run.summary.run_id)}: " if len(runs) > 1 else ""
+        if run.judge is None:
+            lines.append(
+                f"- {where}composite without quality: no judge has scored these patches "
+                "(`localagentbench judge RUN --model MODEL`)"
+            )
+            continue
+        line = f"- {where}quality (mean (score - 1) / 4, 95% interval) from {md_cell(run.judge)}"
+        if run.consistency is not None:
+            line += f"; pairwise position consistency {100 * run.consistency:.0f}%"
+        lines.append(line)
+        for config, score in sorted(run.pairwise.items()):
+            lines.append(f"  - {md_cell(config)}: {pairwise_text(score)}")
+    return ["Quality:", "", *lines, ""]
+
+
 def markdown_for(runs: Sequence[ReportRun]) -> str:
     """The Markdown report of one run or several merged."""
     entries = label_entries(list(runs))
@@ -113,6 +134,7 @@ def markdown_for(runs: Sequence[ReportRun]) -> str:
         "",
         *md_table([entry_row(e) for e in entries]),
         "",
+        *_judge_lines(runs),
         "## Tasks x configurations (successes / scored trials)",
         "",
     ]

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from localagentbench import __version__
 from localagentbench._io import atomic_write_text
 from localagentbench.errors import LabError, RunDirError
+from localagentbench.judge import pairwise_text
 from localagentbench.records import TrialRecord
 from localagentbench.report import _trialpage
 from localagentbench.report._entries import Entry, sort_entries
@@ -180,6 +181,12 @@ def render_index(
         incidents=[(run, i) for run in runs for i in run.incidents],
         unrunnable=[(run, t) for run in runs for t in run.info.unrunnable],
         quality_note=next((r.summary.quality for r in runs if r.summary.quality), None),
+        judges=[(run, run.judge, run.consistency) for run in runs],
+        pairwise=[
+            (run, config, pairwise_text(score))
+            for run in runs
+            for config, score in sorted(run.pairwise.items())
+        ],
     )
 
 
@@ -204,7 +211,10 @@ def _render_range(
     for i in part:
         record = run.records[i]
         page = trial_page(record, run.trial_dir(record), prompts.get(record.task_id))
-        html = template.render(root="../../", run=run, page=page, r=record, cap=TEXT_CAP)
+        verdict = run.verdicts.get(record.trial_id)
+        html = template.render(
+            root="../../", run=run, page=page, r=record, cap=TEXT_CAP, verdict=verdict
+        )
         (out / trial_href(run, record)).write_text(html, encoding="utf-8")
 
 
@@ -230,6 +240,8 @@ def _code_digest() -> str:
 def _fingerprint(run: ReportRun, record: TrialRecord, prompt: str | None) -> str:
     h = hashlib.sha256(_code_digest().encode())
     h.update((prompt or "").encode())
+    verdict = run.verdicts.get(record.trial_id)  # the judge chosen for this build (--judge)
+    h.update(verdict.model_dump_json().encode() if verdict is not None else b"no verdict")
     folder = run.trial_dir(record)
     if folder is None:
         h.update(record.model_dump_json().encode())

@@ -14,7 +14,8 @@ reasoning is collected in ``docs/METHODOLOGY.md`` ("Statistics").
 - repeatability: ``stability``, ``intra_task_correlation``,
   ``intra_task_correlation_interval``
 - the leaderboard figure: ``composite_score``, ``composite_parts``
-- judge agreement: ``cohens_kappa``
+- judge agreement: ``cohens_kappa`` (plain or weighted)
+- pairwise preferences: ``win_rate``, ``bradley_terry``
 - planning a run: ``minimum_detectable_effect``, ``detectable_effect_floor``,
   ``tasks_to_detect``, ``effective_trials``, ``least_favourable_base_rate``
 """
@@ -31,6 +32,7 @@ from ._paired import (
     paired_difference,
     paired_interval,
 )
+from ._pairwise import bradley_terry, win_rate
 from ._passk import pass_at_k, pass_hat_k
 from ._power import (
     detectable_effect_floor,
@@ -49,6 +51,7 @@ __all__ = [
     "PairedInterval",
     "SingleClusterWarning",
     "bootstrap_ci",
+    "bradley_terry",
     "clustered_se",
     "cohens_kappa",
     "composite_parts",
@@ -71,4 +74,5 @@ __all__ = [
     "tasks_to_detect",
     "wilson_bounds",
     "wilson_interval",
+    "win_rate",
 ]

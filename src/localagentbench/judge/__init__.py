@@ -1,0 +1,72 @@
+"""The blind quality judge (SPEC section 8): rubric and pairwise verdicts on stored trials.
+
+`judge_runs` sends each finished trial's patch, with nothing that names who made it, to a
+judge model through the gateway's backends and stores every request, response and parsed
+verdict under ``trials/<trial_id>/judge/<stamp>/``; `judge_scores` reads a stamp back as
+the quality part of the composite; `agreement` compares verdicts with hand labels or with
+another stamp. Hard checks win: a verdict never changes a trial's success.
+"""
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from localagentbench.judge._agreement import Agreement, agreement, read_labels
+from localagentbench.judge._prompt import TEMPLATE_VERSION, BlindTrial, redact
+from localagentbench.judge._quality import JudgeScores, judge_scores, pairwise_text
+from localagentbench.judge._store import (
+    Exchange,
+    JudgeIdentity,
+    JudgeSession,
+    PairVerdict,
+    Verdict,
+    latest_stamp,
+    load_pairs,
+    load_session,
+    load_verdicts,
+    read_exchanges,
+    stamps,
+)
+
+if TYPE_CHECKING:  # the names __getattr__ loads on first use
+    from localagentbench.judge._session import JudgeOptions, SessionResult, judge_runs
+
+# The session talks to the gateway's backends (aiohttp, about 0.7 s to import): `tables`
+# and `report` read verdicts without it, so it loads on first use.
+_LAZY = {"JudgeOptions": "_session", "SessionResult": "_session", "judge_runs": "_session"}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a session name from its module the first time it is asked for."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "TEMPLATE_VERSION",
+    "Agreement",
+    "BlindTrial",
+    "Exchange",
+    "JudgeIdentity",
+    "JudgeOptions",
+    "JudgeScores",
+    "JudgeSession",
+    "PairVerdict",
+    "SessionResult",
+    "Verdict",
+    "agreement",
+    "judge_runs",
+    "judge_scores",
+    "latest_stamp",
+    "load_pairs",
+    "load_session",
+    "load_verdicts",
+    "pairwise_text",
+    "read_exchanges",
+    "read_labels",
+    "redact",
+    "stamps",
+]
