@@ -1,7 +1,8 @@
-"""The executor boundary: how trials are fanned out (local threads now; Dask later)."""
+"""The executor boundary: how trials are fanned out (threads here; Dask in `_dask`)."""
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -48,6 +49,12 @@ class LocalExecutor:
             raise ValueError("concurrency must be at least 1")
         self.concurrency = concurrency
         self.lanes = dict(lanes or {})
+        self.stopped_reason: str | None = None
+        """Why it stopped starting jobs on its own (never, here: the scheduler decides)."""
+
+    def provenance(self) -> dict[str, object]:
+        """What run.json records of this executor."""
+        return {"kind": "local", "concurrency": self.concurrency, "host": socket.gethostname()}
 
     def run(
         self,
