@@ -212,6 +212,24 @@ def run(
             help="Gateway turns tool calls written as JSON text into native calls (recorded).",
         ),
     ] = False,
+    executor: Annotated[
+        str,
+        typer.Option(
+            "--executor",
+            metavar="NAME",
+            help="local (threads here) | dask (a Dask cluster; pip install "
+            "'localagentbench[dask]').",
+        ),
+    ] = "local",
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            metavar="ADDRESS",
+            help="--executor dask: an existing Dask scheduler, e.g. tcp://10.0.0.5:8786 "
+            "(default: a local cluster of --concurrency worker processes).",
+        ),
+    ] = None,
 ) -> None:
     """Run every selected task with each configuration, grade, record and summarise.
 
@@ -221,6 +239,7 @@ def run(
       localagentbench run --config matrix.yaml --concurrency 4
       localagentbench run --agent mini-swe-agent --model llamacpp/smollm2-135m --tool-call-repair
       localagentbench run --resume runs/20261202-101500-ab12cd
+      localagentbench run --config matrix.yaml --executor dask --scheduler tcp://10.0.0.5:8786
     """
     from localagentbench.report import build_site, load_run, markdown_for
     from localagentbench.runner import RichProgress, describe_unrunnable, execute, resume_options
@@ -228,6 +247,10 @@ def run(
     for flag, folder in (("--out", out), ("--workdir-root", workdir_root)):
         if folder is not None:
             writable_folder(folder, flag)
+    if executor not in ("local", "dask"):
+        raise ConfigError(f"--executor: unknown executor {executor!r}; valid: local, dask")
+    if scheduler is not None and executor != "dask":
+        raise ConfigError("--scheduler goes with --executor dask")
     flags = _ConfigFlags(agent, model, config, agent_cmd, mock_behavior, tool_call_repair)
     restarted = False
     if resume is not None and not flags.given():
@@ -255,6 +278,8 @@ def run(
             require_all=require_all,
             argv=sys.argv[1:],
         )
+    options.executor = "dask" if executor == "dask" else "local"
+    options.scheduler = scheduler
     err = err_console()
     try:
         result = execute(
