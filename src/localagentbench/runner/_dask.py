@@ -35,8 +35,7 @@ from localagentbench.records import Incident, RunDir, utc_now
 from localagentbench.runner._executor import Job
 
 if TYPE_CHECKING:
-    from localagentbench.runner._remote import RemoteTrial
-    from localagentbench.runner._run import RunOptions
+    from localagentbench.runner._remote import RemoteTrial, RunSetup
     from localagentbench.tasks import Task
     from localagentbench.workspace import Pristine
 
@@ -299,28 +298,26 @@ def dask_executor(
 
 @contextlib.contextmanager
 def dask_trials(
-    options: RunOptions,
-    run_id: str,
+    scheduler: str | None,
+    *,
+    workers: int,
+    lanes: dict[str, int],
+    min_free_mb: int,
     run_dir: RunDir,
+    setup: RunSetup,
     tasks: list[Task],
     pristine: dict[str, Pristine],
-    agent_versions: dict[str, str | None],
 ) -> Iterator[tuple[DaskExecutor, RemoteTrial]]:
     """The Dask executor and the run's trial work, packed to travel; on the way out every
     worker ends its part of the run (running trials cancelled, gateways stopped)."""
-    from localagentbench.runner._remote import RemoteTrial, RunSetup, close_run, pack_task
+    from localagentbench.runner._remote import RemoteTrial, close_run, pack_task
 
-    setup = RunSetup(run_id, list(options.configurations), agent_versions, options.sandbox)
     material = {t.key: pack_task(t, pristine[t.key]) for t in tasks}
     with dask_executor(
-        options.scheduler,
-        workers=options.concurrency,
-        lanes=options.lanes,
-        min_free_mb=options.min_free_mb,
-        log=run_dir.log_incident,
+        scheduler, workers=workers, lanes=lanes, min_free_mb=min_free_mb, log=run_dir.log_incident
     ) as executor:
         try:
             yield executor, RemoteTrial(setup, run_dir, material)
         finally:
             with contextlib.suppress(Exception):
-                executor.client.run(close_run, run_id)
+                executor.client.run(close_run, setup.run_id)

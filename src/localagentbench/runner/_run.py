@@ -348,8 +348,18 @@ def _trials(
     scratch root and the trial environment of this process) or a Dask cluster."""
     if options.executor == "dask":
         from localagentbench.runner._dask import dask_trials
+        from localagentbench.runner._remote import RunSetup
 
-        with dask_trials(options, run_id, run_dir, tasks, pristine, agent_versions) as pair:
+        with dask_trials(
+            options.scheduler,
+            workers=options.concurrency,
+            lanes=options.lanes,
+            min_free_mb=options.min_free_mb,
+            run_dir=run_dir,
+            setup=RunSetup(run_id, options.configurations, agent_versions, options.sandbox),
+            tasks=tasks,
+            pristine=pristine,
+        ) as pair:
             yield pair
         return
     gate = RateGate()
