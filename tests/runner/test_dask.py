@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +37,7 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="the tasks 
 class Cluster:
     address: str
     workers: list[subprocess.Popen[bytes]]
+    start_worker: Callable[[], subprocess.Popen[bytes]]
 
     def client(self) -> distributed.Client:
         return distributed.Client(self.address, timeout=30)
@@ -48,48 +49,51 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[Cluster]:
-    """A scheduler and two single-threaded workers without nannies (kill -9 ends one)."""
+@pytest.fixture(scope="module")
+def _cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """A scheduler and two single-threaded workers without nannies (kill -9 ends one),
+    shared by this module's tests (`cluster` replaces a worker a test killed)."""
+    root = tmp_path_factory.mktemp("cluster")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]))
     address = f"tcp://127.0.0.1:{_free_port()}"
     dask = [sys.executable, "-m", "dask"]
-    log = open(tmp_path / "cluster.log", "wb")  # noqa: SIM115 (closed at teardown)
-    procs = [
-        subprocess.Popen(
-            [*dask, "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1]]
-            + ["--no-dashboard"],
-            env=env,
-            stdout=log,
-            stderr=log,
-        )
-    ]
-    for _ in range(2):
-        procs.append(
-            subprocess.Popen(
-                [*dask, "worker", address, "--nworkers", "1", "--nthreads", "1"]
-                + ["--no-nanny", "--host", "127.0.0.1", "--no-dashboard"],
-                env=env,
-                stdout=log,
-                stderr=log,
-                cwd=tmp_path,
-            )
-        )
+    log = open(root / "cluster.log", "wb")  # noqa: SIM115 (closed at teardown)
+
+    def start(*args: str) -> subprocess.Popen[bytes]:
+        return subprocess.Popen([*dask, *args], env=env, stdout=log, stderr=log, cwd=root)
+
+    def start_worker() -> subprocess.Popen[bytes]:
+        options = ["--nworkers", "1", "--nthreads", "1", "--no-nanny", "--no-dashboard"]
+        return start("worker", address, *options, "--host", "127.0.0.1")
+
+    port = address.rsplit(":", 1)[1]
+    scheduler = start("scheduler", "--host", "127.0.0.1", "--port", port, "--no-dashboard")
+    cluster = Cluster(address, [start_worker(), start_worker()], start_worker)
     try:
-        with distributed.Client(address, timeout=60) as client:
-            client.wait_for_workers(2, timeout=120)
-        yield Cluster(address, procs[1:])
+        yield cluster
     finally:
-        for proc in reversed(procs):
+        procs = [*cluster.workers, scheduler]
+        for proc in procs:
             if proc.poll() is None:
                 proc.terminate()
         for proc in procs:
             try:
-                proc.wait(timeout=20)
+                proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
         log.close()
+
+
+@pytest.fixture
+def cluster(_cluster: Cluster) -> Cluster:
+    """The module's cluster with two live workers."""
+    _cluster.workers = [p for p in _cluster.workers if p.poll() is None]
+    while len(_cluster.workers) < 2:
+        _cluster.workers.append(_cluster.start_worker())
+    with distributed.Client(_cluster.address, timeout=60) as client:
+        client.wait_for_workers(2, timeout=120)
+    return _cluster
 
 
 def _verdicts(run: RunDir) -> dict[str, tuple[str, bool, bool]]:
@@ -157,7 +161,7 @@ def test_a_worker_killed_mid_trial_reruns_it_elsewhere(cluster: Cluster, tmp_pat
             pids = client.run(os.getpid)
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline:
-                starts = client.get_events(START_TOPIC)
+                starts = [e for e in client.get_events(START_TOPIC) if e[0] > since]
                 if starts:
                     address = starts[0][1]["worker"]
                     time.sleep(1)  # inside the agent's sleep
@@ -167,6 +171,7 @@ def test_a_worker_killed_mid_trial_reruns_it_elsewhere(cluster: Cluster, tmp_pat
                     return
                 time.sleep(0.2)
 
+    since = time.time()  # the cluster's earlier starts are the other test's
     killer = threading.Thread(target=kill_the_first_worker_to_start_a_trial)
     killer.start()
     result = execute(options)
