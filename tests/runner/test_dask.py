@@ -229,7 +229,9 @@ def test_workers_short_of_disk_take_no_job(tmp_path: Path) -> None:
     run.path.mkdir()
     done: list[str] = []
     with (
-        distributed.LocalCluster(n_workers=2, processes=False, dashboard_address=None) as local,
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as local,
         distributed.Client(local) as client,
     ):
         jobs = [_Job("a"), _Job("b"), _Job("c")]
@@ -250,3 +252,43 @@ def test_workers_short_of_disk_take_no_job(tmp_path: Path) -> None:
     refused = [i for i in run.incidents() if i.kind == "disk_low"]
     assert len(refused) == 2
     assert all("takes no more trials" in i.detail for i in refused)
+
+
+_running = {"now": 0, "most": 0}
+_running_lock = threading.Lock()
+
+
+def _counted(job_id: str) -> str:
+    """Count how many of these run at once (in-process workers share this module)."""
+    with _running_lock:
+        _running["now"] += 1
+        _running["most"] = max(_running["most"], _running["now"])
+    time.sleep(0.3)
+    with _running_lock:
+        _running["now"] -= 1
+    return job_id
+
+
+@dataclass
+class _Counted(_Echo):
+    def remote(self, job: _Job) -> tuple[object, tuple[str]]:
+        return _counted, (job.id,)
+
+
+@pytest.mark.parametrize(("lanes", "most"), [({"gpu": 1}, 1), ({}, 2)])
+def test_a_lanes_limit_holds_across_the_cluster(lanes: dict[str, int], most: int) -> None:
+    from localagentbench.runner._dask import DaskExecutor
+
+    _running.update(now=0, most=0)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as local,
+        distributed.Client(local) as client,
+    ):
+        work = _Counted([])
+        executor = DaskExecutor(client, lanes=lanes)
+        jobs = [_Job(f"j{i}", lane="gpu") for i in range(4)]
+        executor.run(jobs, work, lambda job, future: None, lambda: False, threading.Event())
+    assert sorted(w.split("@")[0] for w in work.landed) == ["j0", "j1", "j2", "j3"]
+    assert _running["most"] == most
