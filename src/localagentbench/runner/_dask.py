@@ -51,6 +51,9 @@ START_TOPIC = "localagentbench-trial-start"
 
 INSTALL = "pip install 'localagentbench[dask]'"
 
+WORKER_WAIT_S = 60.0
+"""How long a run waits at its start for a first worker to join the cluster."""
+
 
 class RemoteWork(Protocol[J_in, R_out]):
     """Work an executor may run elsewhere: a picklable call for a worker, landed back here."""
@@ -113,7 +116,8 @@ class DaskExecutor:
         found = {a: int(n) for a, n in self.client.nthreads().items() if a not in self.refused}
         unknown = [a for a in found if a not in self.hosts]
         if unknown:
-            self.hosts.update(self.client.run(_host, workers=unknown))
+            # on_error="ignore": a worker that has just died answers nothing, it is not an error
+            self.hosts.update(self.client.run(_host, workers=unknown, on_error="ignore"))
         return found
 
     def provenance(self) -> dict[str, Any]:
@@ -293,6 +297,13 @@ def dask_executor(
                     f"--scheduler {scheduler}: no Dask scheduler answers there ({e}); start one "
                     "with `dask scheduler` (and `dask worker ADDRESS`) or omit --scheduler"
                 ) from e
+        try:
+            client.wait_for_workers(1, timeout=WORKER_WAIT_S)
+        except TimeoutError as e:
+            raise ConfigError(
+                f"no Dask worker joined the scheduler {client.scheduler.address} within "
+                f"{WORKER_WAIT_S:g} s; start one with `dask worker {client.scheduler.address}`"
+            ) from e
         yield DaskExecutor(client, lanes=lanes, min_free_mb=min_free_mb, log=log)
 
 
