@@ -29,6 +29,10 @@ class Executor(Protocol):
     ``should_stop`` is polled between jobs: when it turns true no new job starts
     and the jobs under way finish. On an exception in the caller's thread
     (Ctrl-C) ``cancel`` is set so running jobs stop, then the exception propagates.
+
+    Optional hooks: ``provenance()`` (what run.json records of the executor) and
+    ``stopped_reason`` (why it stopped starting jobs on its own, e.g. every Dask worker
+    short of disk).
     """
 
     def run(
