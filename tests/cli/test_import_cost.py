@@ -65,3 +65,26 @@ def test_startup_imports_nothing_heavy(args: tuple[str, ...]) -> None:
     top_level = {name.split(".", 1)[0] for name in modules}
     assert sorted(top_level & set(HEAVY)) == []
     assert sorted(modules & ADAPTERS) == []
+
+
+def test_the_local_executor_imports_nothing_of_dask(tmp_path: Path) -> None:
+    """A whole local run (a mock trial, graded) loads neither dask nor distributed."""
+    task = tmp_path / "suite" / "t"
+    (task / "repo").mkdir(parents=True)
+    (task / "repo" / "ok.txt").write_text("ok\n")
+    (task / "task.yaml").write_text(
+        "id: t\nversion: 1\ntitle: t\nprompt: p\nlanguage: shell\ncategory: bugfix\n"
+        "difficulty: easy\nrepo: {type: fixture, path: repo}\n"
+        "oracle: {command: [[sh, -c, 'test -f ok.txt']]}\n"
+    )
+    code = (
+        "from pathlib import Path; from localagentbench.runner import RunOptions, "
+        "configuration_from_cli, execute; "
+        f"r = execute(RunOptions(tasks_dir=Path({str(task.parent)!r}), "
+        "configurations=[configuration_from_cli('mock', None)], "
+        f"out=Path({str(tmp_path / 'run')!r}), sandbox='none')); "
+        "assert len(r.run_dir.records()) == 1, r"
+    )
+    modules = imported_modules("-c", code)
+    assert "localagentbench.runner._scheduler" in modules
+    assert sorted(m for m in modules if m.split(".", 1)[0] in ("dask", "distributed")) == []

@@ -229,6 +229,24 @@ def run(
             "(e.g. 0.2) in success rate, and warn if not.",
         ),
     ] = None,
+    executor: Annotated[
+        str,
+        typer.Option(
+            "--executor",
+            metavar="NAME",
+            help="local (threads here) | dask (a Dask cluster; pip install "
+            "'localagentbench[dask]').",
+        ),
+    ] = "local",
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            metavar="ADDRESS",
+            help="--executor dask: an existing Dask scheduler, e.g. tcp://10.0.0.5:8786 "
+            "(default: a local cluster of --concurrency worker processes).",
+        ),
+    ] = None,
 ) -> None:
     """Run every selected task with each configuration, grade, record and summarise.
 
@@ -240,6 +258,7 @@ def run(
       localagentbench run --resume runs/20261202-101500-ab12cd
       localagentbench run --config matrix.yaml --repeat 3 --plan-check 0.2
       localagentbench run --agent mock --mock-behavior solve --judge llamacpp/qwen2.5-coder-0.5b
+      localagentbench run --config matrix.yaml --executor dask --scheduler tcp://10.0.0.5:8786
     """
     from localagentbench.report import build_site, load_run, markdown_for
     from localagentbench.runner import RichProgress, describe_unrunnable, execute, resume_options
@@ -251,6 +270,10 @@ def run(
     for flag, folder in (("--out", out), ("--workdir-root", workdir_root)):
         if folder is not None:
             writable_folder(folder, flag)
+    if executor not in ("local", "dask"):
+        raise ConfigError(f"--executor: unknown executor {executor!r}; valid: local, dask")
+    if scheduler is not None and executor != "dask":
+        raise ConfigError("--scheduler goes with --executor dask")
     flags = _ConfigFlags(agent, model, config, agent_cmd, mock_behavior, tool_call_repair)
     restarted = False
     if resume is not None and not flags.given():
@@ -278,6 +301,8 @@ def run(
             require_all=require_all,
             argv=sys.argv[1:],
         )
+    options.executor = "dask" if executor == "dask" else "local"
+    options.scheduler = scheduler
     err = err_console()
     if plan_check is not None:
         _check_plan(options, plan_check)

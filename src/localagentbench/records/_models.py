@@ -131,6 +131,9 @@ class TrialRecord(BaseModel):
     not_transferred: list[str] = Field(default_factory=list)
     """Workspace entries left out of the graded copy, as ``path: reason`` (links that are
     absolute or lead out of the workspace, special files)."""
+    worker: str | None = None
+    """Where the trial ran under a distributed executor (``host (worker address)``); None
+    for the local executor."""
 
     @model_validator(mode="before")
     @classmethod
@@ -153,6 +156,7 @@ class Incident(BaseModel):
         "regrade",
         "judge",
         "judge_error",
+        "worker_lost",
     ]
     trial_id: str | None = None
     detail: str
@@ -231,6 +235,9 @@ class RunInfo(BaseModel):
     unrunnable: list[UnrunnableTask] = Field(default_factory=list)
     """Selected tasks not run because this machine cannot run their tests (see
     `UnrunnableTask`); re-proven when the run is resumed."""
+    executors: list[dict[str, Any]] = Field(default_factory=list)
+    """How each invocation (start, resumes) ran its trials: ``kind`` (local | dask), with
+    Dask the ``scheduler`` address and the ``workers`` (address -> host) at its start."""
 
     @model_validator(mode="before")
     @classmethod

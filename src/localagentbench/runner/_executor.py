@@ -1,7 +1,8 @@
-"""The executor boundary: how trials are fanned out (local threads now; Dask later)."""
+"""The executor boundary: how trials are fanned out (threads here; Dask in `_dask`)."""
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -28,6 +29,10 @@ class Executor(Protocol):
     ``should_stop`` is polled between jobs: when it turns true no new job starts
     and the jobs under way finish. On an exception in the caller's thread
     (Ctrl-C) ``cancel`` is set so running jobs stop, then the exception propagates.
+
+    Optional hooks: ``provenance()`` (what run.json records of the executor) and
+    ``stopped_reason`` (why it stopped starting jobs on its own, e.g. every Dask worker
+    short of disk).
     """
 
     def run(
@@ -48,6 +53,12 @@ class LocalExecutor:
             raise ValueError("concurrency must be at least 1")
         self.concurrency = concurrency
         self.lanes = dict(lanes or {})
+        self.stopped_reason: str | None = None
+        """Why it stopped starting jobs on its own (never, here: the scheduler decides)."""
+
+    def provenance(self) -> dict[str, object]:
+        """What run.json records of this executor."""
+        return {"kind": "local", "concurrency": self.concurrency, "host": socket.gethostname()}
 
     def run(
         self,

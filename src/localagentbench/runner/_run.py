@@ -6,10 +6,12 @@ import contextlib
 import os
 import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
+from localagentbench.agents import Agent
 from localagentbench.errors import ConfigError, LabError, RunDirError
 from localagentbench.grading import PristineBaseline
 from localagentbench.records import (
@@ -17,6 +19,7 @@ from localagentbench.records import (
     RunDir,
     RunInfo,
     Summary,
+    TrialRecord,
     UnrunnableTask,
     new_run_id,
     summarise,
@@ -31,9 +34,9 @@ from localagentbench.runner._scheduler import Scheduler
 from localagentbench.runner._setup import build_agents, gateway_for, hook, locked, provenance
 from localagentbench.runner._toolchain import describe_unrunnable, prove_toolchains
 from localagentbench.runner._trial import RateGate, TrialEnv, TrialPlan, run_trial
-from localagentbench.sandbox import isolation_level, select
+from localagentbench.sandbox import Sandbox, isolation_level, select
 from localagentbench.tasks import Task, load_tasks
-from localagentbench.workspace import PristineStore, make_scratch_root
+from localagentbench.workspace import Pristine, PristineStore, make_scratch_root
 
 __all__ = ["RunOptions", "RunResult", "execute", "restart_options", "resume_options"]
 
@@ -61,6 +64,11 @@ class RunOptions:
     """Refuse to run (before any trial) when some selected task cannot run on this machine,
     instead of skipping it as unrunnable."""
     argv: list[str] = field(default_factory=list)
+    executor: Literal["local", "dask"] = "local"
+    """Where trials run: threads here, or a Dask cluster (``localagentbench[dask]``)."""
+    scheduler: str | None = None
+    """Dask: the address of an existing scheduler; None starts a LocalCluster of
+    ``concurrency`` worker processes on this machine."""
 
 
 @dataclass
@@ -284,39 +292,27 @@ def execute(
             if joined or info.unrunnable != unrunnable:
                 update = {"unrunnable": unrunnable, "tasks": [*info.tasks, *joined]}
                 run_dir.write_info(info.model_copy(update=update))
-        gate = RateGate()
-        with (
-            gateway_for(options.configurations, agents, gate, run_dir.path) as gateway,
-            _scratch_root(options, tasks) as scratch,
-        ):
-            env = TrialEnv(
-                run_id=run_id,
-                run_dir=run_dir,
-                pristine=pristine,
-                agents=agents,
-                agent_versions=agent_versions,
-                scratch_root=scratch,
-                isolation=isolation_level(sandbox),
-                cancel=threading.Event(),
-                keep_workdir=options.keep_workdir,
-                guard_lock=threading.Lock(),
-                gateway=gateway,
-                rate_gate=gate,
-                sandbox=sandbox,
-                hide=(
-                    options.tasks_dir.resolve(),
-                    run_dir.path.resolve(),
-                    *(t.file.parent for t in tasks),
-                ),
-                baseline=PristineBaseline(BaselineCache(tasks, sandbox)),
-            )
+        cancel = threading.Event()
+        with _trials(
+            options,
+            run_id,
+            run_dir,
+            tasks,
+            pristine,
+            agents,
+            agent_versions,
+            sandbox,
+            executor,
+            cancel,
+        ) as (executor, work):
+            _record_executor(run_dir, executor)
             plans = _plans(options, tasks)
             scheduler = Scheduler(
                 run_dir,
                 plans,
-                lambda plan: run_trial(plan, env),
-                executor=executor or LocalExecutor(options.concurrency, options.lanes),
-                cancel=env.cancel,
+                work,
+                executor=executor,
+                cancel=cancel,
                 progress=progress,
                 max_reruns=options.max_reruns,
                 min_free_mb=options.min_free_mb,
@@ -331,9 +327,83 @@ def execute(
                 summary,
                 scheduler.ran,
                 scheduler.skipped,
-                scheduler.stopped_reason,
+                scheduler.stopped_reason or getattr(executor, "stopped_reason", None),
                 unrunnable,
             )
+
+
+Work = Callable[[TrialPlan], TrialRecord]
+
+
+@contextlib.contextmanager
+def _trials(
+    options: RunOptions,
+    run_id: str,
+    run_dir: RunDir,
+    tasks: list[Task],
+    pristine: dict[str, Pristine],
+    agents: dict[str, Agent],
+    agent_versions: dict[str, str | None],
+    sandbox: Sandbox,
+    executor: Executor | None,
+    cancel: threading.Event,
+) -> Iterator[tuple[Executor, Work]]:
+    """Where the run's trials go and the work each one is: threads here (the gateway, the
+    scratch root and the trial environment of this process) or a Dask cluster."""
+    if options.executor == "dask":
+        from localagentbench.runner._dask import dask_trials
+        from localagentbench.runner._remote import RunSetup
+
+        with dask_trials(
+            options.scheduler,
+            workers=options.concurrency,
+            lanes=options.lanes,
+            min_free_mb=options.min_free_mb,
+            run_dir=run_dir,
+            setup=RunSetup(run_id, options.configurations, agent_versions, options.sandbox),
+            tasks=tasks,
+            pristine=pristine,
+        ) as pair:
+            yield pair
+        return
+    gate = RateGate()
+    with (
+        gateway_for(options.configurations, agents, gate, run_dir.path) as gateway,
+        _scratch_root(options, tasks) as scratch,
+    ):
+        env = TrialEnv(
+            run_id=run_id,
+            run_dir=run_dir,
+            pristine=pristine,
+            agents=agents,
+            agent_versions=agent_versions,
+            scratch_root=scratch,
+            isolation=isolation_level(sandbox),
+            cancel=cancel,
+            keep_workdir=options.keep_workdir,
+            guard_lock=threading.Lock(),
+            gateway=gateway,
+            rate_gate=gate,
+            sandbox=sandbox,
+            hide=(
+                options.tasks_dir.resolve(),
+                run_dir.path.resolve(),
+                *(t.file.parent for t in tasks),
+            ),
+            baseline=PristineBaseline(BaselineCache(tasks, sandbox)),
+        )
+        yield (
+            executor or LocalExecutor(options.concurrency, options.lanes),
+            (lambda plan: run_trial(plan, env)),
+        )
+
+
+def _record_executor(run_dir: RunDir, executor: Executor) -> None:
+    """Add this invocation's executor (kind, scheduler, workers) to run.json's provenance."""
+    describe = getattr(executor, "provenance", None)
+    entry = describe() if callable(describe) else {"kind": type(executor).__name__}
+    info = run_dir.read_info()
+    run_dir.write_info(info.model_copy(update={"executors": [*info.executors, entry]}))
 
 
 def _plans(options: RunOptions, tasks: list[Task]) -> list[TrialPlan]:
