@@ -14,11 +14,14 @@ reasoning is collected in ``docs/METHODOLOGY.md`` ("Statistics").
 - the leaderboard figure: ``composite_score``, ``composite_parts``
 - judge agreement: ``cohens_kappa``
 - planning a run: ``minimum_detectable_effect``
+- spending: ``token_cost``, ``per_success`` (per solved task, bootstrap over tasks),
+  ``non_dominated`` (the cost/correctness frontier)
 """
 
 from ._agreement import cohens_kappa
 from ._clustered import SingleClusterWarning, bootstrap_ci, clustered_se, fraction_interval
 from ._composite import CompositeParts, composite_parts, composite_score
+from ._cost import PerSuccess, non_dominated, per_success, token_cost
 from ._intervals import wilson_bounds, wilson_interval
 from ._paired import (
     McNemarResult,
@@ -36,6 +39,7 @@ __all__ = [
     "CompositeParts",
     "McNemarResult",
     "PairedInterval",
+    "PerSuccess",
     "SingleClusterWarning",
     "bootstrap_ci",
     "clustered_se",
@@ -47,11 +51,14 @@ __all__ = [
     "mcnemar_exact",
     "min_paired_tasks",
     "minimum_detectable_effect",
+    "non_dominated",
     "paired_difference",
     "paired_interval",
     "pass_at_k",
     "pass_hat_k",
+    "per_success",
     "stability",
+    "token_cost",
     "wilson_bounds",
     "wilson_interval",
 ]
