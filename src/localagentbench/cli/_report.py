@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from localagentbench.cli._common import err_console, writable_folder
+from localagentbench.cli._common import PricesOpt, err_console, writable_folder
 from localagentbench.report import build_site, load_run, promote, update_results
 
 leaderboard_app = typer.Typer(
@@ -42,6 +42,7 @@ def report(
             help="Also replace FILE's results section with this report's tables.",
         ),
     ] = None,
+    prices: PricesOpt = None,
 ) -> None:
     """Write report.md and an offline static site (index.html, a page per trial, assets/).
 
@@ -52,10 +53,11 @@ def report(
       localagentbench report runs/20261202-101500-ab12cd
       localagentbench report runs/A runs/B --out site
       localagentbench report runs/A --readme README.md
+      localagentbench report runs/A --prices prices.yaml
     """
     target = out if out is not None else (runs[0] / "site" if len(runs) == 1 else Path("site"))
     writable_folder(target, "--out")
-    loaded = [load_run(path) for path in runs]
+    loaded = [load_run(path, prices) for path in runs]
     result = build_site(loaded, target)
     if readme is not None:
         source = ", ".join(f"run {run.summary.run_id}" for run in loaded)

@@ -12,7 +12,18 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from localagentbench.errors import RunDirError
-from localagentbench.records import Incident, RunDir, RunInfo, Summary, TrialRecord, summarise
+from localagentbench.records import (
+    ConfigSpend,
+    Incident,
+    PriceTable,
+    RunDir,
+    RunInfo,
+    Summary,
+    TrialRecord,
+    find_prices,
+    spend_by_config,
+    summarise,
+)
 from localagentbench.report._entries import Entry, leaderboard_entries, task_spreads
 
 __all__ = ["ReportRun", "Snapshot", "label_entries", "load_run", "load_snapshot", "safe_name"]
@@ -43,6 +54,10 @@ class ReportRun:
     """Empty for a leaderboard snapshot (no trial pages then)."""
     path: Path | None = None
     """The run directory; None for a snapshot."""
+    prices: PriceTable | None = None
+    """The price table its costs come from (``--prices``, else the run's prices.yaml)."""
+    spend: dict[str, ConfigSpend] = field(default_factory=dict)
+    """config id -> cost, context and tool use (empty for a snapshot: it keeps no records)."""
 
     @property
     def key(self) -> str:
@@ -73,20 +88,30 @@ def _spreads(records: list[TrialRecord]) -> dict[str, dict[str, float]]:
     return {config_id: task_spreads(group) for config_id, group in sorted(by_config.items())}
 
 
-def load_run(path: Path) -> ReportRun:
-    """Read a run directory (run.json, records, summary, incidents)."""
+def load_run(path: Path, prices: Path | None = None) -> ReportRun:
+    """Read a run directory (run.json, records, summary, incidents) and price it with
+    ``prices`` (a prices.yaml), else with the run's own copy, else not at all."""
     run_dir = RunDir(path)
     info = run_dir.read_info()
     records = run_dir.records()
     summary = _summary(run_dir, info, records)
+    table = find_prices(path, prices)
+    spend = spend_by_config(records, table)
+    entries = leaderboard_entries(summary, records, _versions(info))
+    for entry in entries:
+        spent = spend.get(entry.config_id)
+        if spent is not None and spent.cost_state == "priced" and spent.currency == "USD":
+            entry.cost_usd = spent.cost_total
     return ReportRun(
         info=info,
         summary=summary,
-        entries=leaderboard_entries(summary, records, _versions(info)),
+        entries=entries,
         spreads=_spreads(records),
         incidents=run_dir.incidents(),
         records=records,
         path=path,
+        prices=table,
+        spend=spend,
     )
 
 

@@ -24,11 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 from localagentbench._io import atomic_write_text
 from localagentbench.errors import LabError, RunDirError
+from localagentbench.records import trial_audit, trial_cost
 from localagentbench.report._entries import Entry, sort_entries
 from localagentbench.report._format import entry_row, num, pct, tokens
 from localagentbench.report._load import ReportRun, label_entries
 from localagentbench.report._markdown import markdown_for
 from localagentbench.report._matrix import matrix_rows, trial_href
+from localagentbench.report._spend import BOOTSTRAP_NOTE, frontier_plots, price_note, spend_rows
 from localagentbench.report._svg import Bar, Point, interval_chart, scatter, spread_chart
 from localagentbench.report._trialpage import TEXT_CAP, trial_page
 from localagentbench.tasks import load_suite
@@ -147,8 +149,17 @@ def render_index(
         (task, [None if c is None else (c, _cell_colour(c.fraction)) for c in cells])
         for task, cells in rows
     ]
+    spends = [
+        (e.label, spent, e.correctness_interval)
+        for e in entries
+        for run in runs
+        if run.summary.run_id == e.run_id and (spent := run.spend.get(e.config_id)) is not None
+    ]
+    plots = _plots(entries, runs) | frontier_plots(spends)
     return env.get_template("index.html").render(
         title=title,
+        spend=spend_rows([(label, spent) for label, spent, _ in spends]),
+        spend_notes=[BOOTSTRAP_NOTE, price_note([run.prices for run in runs])],
         root="",
         leaderboard=leaderboard,
         generated_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
@@ -156,7 +167,7 @@ def render_index(
         board=[(e, entry_row(e), _mini_bar(e)) for e in entries],
         columns=columns,
         matrix=matrix,
-        plots=_plots(entries, runs),
+        plots=plots,
         trials=sum(r.summary.trials for r in runs),
         infra=sum(r.summary.infra_errors for r in runs),
         incidents=[(run, i) for run in runs for i in run.incidents],
@@ -186,7 +197,15 @@ def _render_range(
     for i in part:
         record = run.records[i]
         page = trial_page(record, run.trial_dir(record), prompts.get(record.task_id))
-        html = template.render(root="../../", run=run, page=page, r=record, cap=TEXT_CAP)
+        html = template.render(
+            root="../../",
+            run=run,
+            page=page,
+            r=record,
+            cap=TEXT_CAP,
+            audit=trial_audit(record),
+            cost=trial_cost(record, run.prices),
+        )
         (out / trial_href(run, record)).write_text(html, encoding="utf-8")
 
 

@@ -51,6 +51,16 @@ class GatewayRow:
     source: str
     error: str
     side: str
+    cached_tokens: Any = None
+    tool_calls: str = ""
+    """The tool names the model called in this reply, in order."""
+
+
+def _called(response: Any) -> str:
+    calls = response.get("tool_calls") if isinstance(response, dict) else None
+    if not isinstance(calls, list):
+        return ""
+    return ", ".join(str(c.get("name")) for c in calls if isinstance(c, dict))
 
 
 @dataclass
@@ -116,6 +126,8 @@ def _gateway(path: Path | None) -> tuple[list[GatewayRow], int]:
                     source=str(usage.get("source") or ""),
                     error=str(item.get("error") or ""),
                     side=str(item.get("side") or ""),
+                    cached_tokens=usage.get("cached"),
+                    tool_calls=_called(item.get("response")),
                 )
             )
     return rows, omitted
