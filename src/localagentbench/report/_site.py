@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 from localagentbench._io import atomic_write_text
 from localagentbench.errors import LabError, RunDirError
-from localagentbench.records import trial_audit, trial_cost
 from localagentbench.report._entries import Entry, sort_entries
 from localagentbench.report._format import entry_row, num, pct, tokens
 from localagentbench.report._load import ReportRun, label_entries
@@ -196,16 +195,8 @@ def _render_range(
     template = env.get_template("trial.html")
     for i in part:
         record = run.records[i]
-        page = trial_page(record, run.trial_dir(record), prompts.get(record.task_id))
-        html = template.render(
-            root="../../",
-            run=run,
-            page=page,
-            r=record,
-            cap=TEXT_CAP,
-            audit=trial_audit(record),
-            cost=trial_cost(record, run.prices),
-        )
+        page = trial_page(record, run.trial_dir(record), prompts.get(record.task_id), run.prices)
+        html = template.render(root="../../", run=run, page=page, r=record, cap=TEXT_CAP)
         (out / trial_href(run, record)).write_text(html, encoding="utf-8")
 
 

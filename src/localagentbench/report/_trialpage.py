@@ -15,7 +15,14 @@ from typing import Any
 
 from markupsafe import Markup
 
-from localagentbench.records import TrialRecord
+from localagentbench.records import (
+    PriceTable,
+    TrialAudit,
+    TrialCost,
+    TrialRecord,
+    trial_audit,
+    trial_cost,
+)
 from localagentbench.report._diff import colour_diff, read_capped
 
 __all__ = ["GatewayRow", "TextFile", "TrialPage", "trial_page"]
@@ -84,6 +91,10 @@ class TrialPage:
     gateway_omitted: int = 0
     no_change: bool = False
     """The agent changed nothing but adding tests (records before the field: an empty patch)."""
+    audit: TrialAudit | None = None
+    """The tool-use audit (`records.trial_audit`)."""
+    cost: TrialCost | None = None
+    """The price table's cost of the trial (`records.trial_cost`)."""
 
 
 def _text(path: Path | None, name: str) -> TextFile:
@@ -170,7 +181,12 @@ def _trajectory(path: Path | None) -> tuple[list[Step], int, str | None]:
     return steps, max(0, len(items) - TRAJECTORY_STEPS), None
 
 
-def trial_page(record: TrialRecord, folder: Path | None, prompt: str | None) -> TrialPage:
+def trial_page(
+    record: TrialRecord,
+    folder: Path | None,
+    prompt: str | None,
+    prices: PriceTable | None = None,
+) -> TrialPage:
     """Everything the trial's page shows."""
 
     def at(name: str) -> Path | None:
@@ -198,4 +214,6 @@ def trial_page(record: TrialRecord, folder: Path | None, prompt: str | None) -> 
         gateway=gateway,
         gateway_omitted=gateway_omitted,
         no_change=record.no_change if record.no_change is not None else record.patch_bytes == 0,
+        audit=trial_audit(record),
+        cost=trial_cost(record, prices),
     )
