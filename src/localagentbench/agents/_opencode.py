@@ -129,7 +129,9 @@ def parse_events(stdout: str) -> Trajectory:
         elif kind == "error":
             trajectory.notes.append(f"error: {cap(event.get('error'), 300)}")
     if reported:
-        trajectory.tokens = AgentTokens(input=tokens_in, output=tokens_out, cost=cost)
+        # OpenCode prints cost 0 for a model its price list lacks (the lab provider's):
+        # a zero is no figure, not a free run
+        trajectory.tokens = AgentTokens(input=tokens_in, output=tokens_out, cost=cost or None)
     answers = [s.text for s in trajectory.steps if s.text]
     return trajectory.finish(answers[-1] if answers else None)
 
