@@ -84,3 +84,13 @@ def test_tool_errors_and_the_result_event_are_parsed() -> None:
     assert not trajectory.completion_claim
     assert trajectory.tokens is not None
     assert (trajectory.tokens.input, trajectory.tokens.output) == (15, 3)
+
+
+def test_printed_cost_is_kept_as_the_agents_own_figure() -> None:
+    result = (
+        '{"type":"result","subtype":"success","result":"Done.","total_cost_usd":0.0123,'
+        '"usage":{"input_tokens":10,"output_tokens":3}}'
+    )
+    trajectory = parse_stream(result)
+    assert trajectory.tokens is not None
+    assert trajectory.tokens.cost == 0.0123

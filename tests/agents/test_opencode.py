@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,17 @@ def test_failed_tool_call_is_counted() -> None:
     assert trajectory.calls()[0].detail == "no match"
     assert trajectory.final_answer == "I could not finish."
     assert not trajectory.completion_claim
+
+
+def test_step_costs_add_up_and_a_zero_is_no_figure() -> None:
+    def finish(cost: float) -> str:
+        part = {"cost": cost, "tokens": {"input": 5, "output": 2}}
+        return json.dumps({"type": "step_finish", "part": part})
+
+    priced = parse_events("\n".join([finish(0.25), finish(0.5)]))
+    assert priced.tokens is not None
+    assert priced.tokens.cost == 0.75
+    unpriced = parse_events(finish(0))
+    assert unpriced.tokens is not None
+    assert unpriced.tokens.cost is None
+    assert "cost" not in unpriced.tokens.model_dump()

@@ -34,7 +34,21 @@ def _finished_run(root: Path) -> Path:
     return make_run(root / "done", {("calc-add", "mock-noop", 1): False})
 
 
+def _bad_prices(root: Path) -> str:
+    """A price table whose entry lacks its output price."""
+    path = root / "prices.yaml"
+    path.write_text("prices:\n  - {model: 'openai/*', input_per_million: 1, date: 2026-12-01}\n")
+    return str(path)
+
+
 CASES: dict[str, Setup] = {
+    "run --prices a bad table": lambda r: ["run", "--agent", "mock", "--prices", _bad_prices(r)],
+    "tables --prices a bad table": lambda r: [
+        "tables",
+        str(_finished_run(r)),
+        "--prices",
+        _bad_prices(r),
+    ],
     "run --out an existing file": lambda r: ["run", "--agent", "mock", "--out", str(_file(r))],
     "run --out under /proc": lambda r: ["run", "--agent", "mock", "--out", "/proc/lab-run"],
     "run --out under /sys": lambda r: ["run", "--agent", "mock", "--out", "/sys/lab-run"],

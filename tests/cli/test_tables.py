@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
 from ._runs import make_run
 
@@ -131,3 +132,20 @@ def test_rates_at_zero_and_one_keep_their_wilson_width(tmp_path, cli):
     assert "[100.0%, 100.0%]" not in report
     assert "[0.0%, 0.0%]" not in report
     assert report.count("100.0% [61.0%, 100.0%]") == 2  # success and correctness of x
+
+
+def test_run_takes_prices_beside_the_matrix_unless_given_one(tmp_path: Path) -> None:
+    from localagentbench.cli._run import _price_file
+
+    matrix = tmp_path / "matrix.yaml"
+    matrix.write_text("configurations: []\n")
+    assert _price_file(None, matrix) is None
+    beside = tmp_path / "prices.yaml"
+    beside.write_text(
+        "prices:\n  - {model: 'x/*', input_per_million: 1, output_per_million: 2,"
+        " date: 2026-12-01, source: test}\n"
+    )
+    assert _price_file(None, matrix) == beside
+    given = tmp_path / "other.yaml"
+    given.write_text(beside.read_text())
+    assert _price_file(given, matrix) == given

@@ -176,3 +176,12 @@ def test_every_pydantic_field_has_a_docstring() -> None:
                     if not documented:
                         missing.append(f"{path.name}:{node.name}.{ast.unparse(statement.target)}")
     assert missing == []
+
+
+def test_anthropic_cache_reads_and_writes_count_as_prompt_tokens() -> None:
+    from localagentbench.gateway._backend_anthropic import _prompt_tokens
+
+    usage = {"input_tokens": 10, "cache_read_input_tokens": 300, "cache_creation_input_tokens": 5}
+    assert _prompt_tokens(usage, 0, 0) == (315, 300)
+    # a later usage without prompt fields keeps what message_start reported
+    assert _prompt_tokens({"output_tokens": 7}, 315, 300) == (315, 300)

@@ -38,6 +38,21 @@ try {
   await visit();
   await page.screenshot({ path: path.join(shots, "index.png") });
   result.screenshots.push("index.png");
+  result.frontier = {};
+  for (const id of ["frontier-cost", "frontier-time"]) {
+    const figure = page.locator("#" + id);
+    if ((await figure.count()) === 0) continue;
+    const box = await figure.locator("svg").boundingBox();
+    result.frontier[id] = {
+      points: await figure.locator("svg circle[r='5']").count(),
+      ringed: await figure.locator("svg circle.frontier-point").count(),
+      width: box ? box.width : 0,
+      height: box ? box.height : 0,
+      text: await figure.locator("svg").textContent(),
+    };
+    await figure.screenshot({ path: path.join(shots, id + ".png") });
+    result.screenshots.push(id + ".png");
+  }
 
   if ((await page.locator("a.trial-link").count()) === 0) {
     throw new Error("no a.trial-link on the index");

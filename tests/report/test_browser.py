@@ -85,3 +85,45 @@ def test_the_browser_check_catches_a_request_off_the_machine(tmp_path):
     result = _browse(site, tmp_path)
     assert result["offMachine"] == ["https://cdn.example.invalid/x.js"]
     assert "no a.trial-link" in result["error"]
+
+
+def _priced_copy(run: Path, out: Path) -> Path:
+    """The hostile run with models and token counts written into its records (as a gateway
+    would have recorded them) and a price table beside them: a cost axis to plot."""
+    copy = out / "priced-run"
+    shutil.copytree(run, copy, symlinks=True)
+    for i, path in enumerate(sorted(copy.glob("trials/*/record.json"))):
+        record = json.loads(path.read_text())
+        record["model"] = f"scripted/{record['config_id']}"
+        spent = 1000 if record["config_id"] == "reference" else 4000 + 100 * i
+        record["tokens"] = {"input": spent, "output": spent // 10, "cached": 0, "source": "gateway"}
+        path.write_text(json.dumps(record))
+    (copy / "summary.json").unlink()
+    (copy / "prices.yaml").write_text(
+        "prices:\n  - {model: 'scripted/*', input_per_million: 3, output_per_million: 15,"
+        " currency: USD, date: 2026-12-01, source: test}\n"
+    )
+    return copy
+
+
+def test_frontier_plots_render_in_chromium(hostile_run, tmp_path):
+    from localagentbench.cli import main
+
+    site = tmp_path / "site"
+    with pytest.raises(SystemExit) as exc:
+        main(["report", str(_priced_copy(hostile_run, tmp_path)), "--out", str(site)])
+    assert exc.value.code == 0
+    result = _browse(site, tmp_path)
+    assert result["error"] is None, result["error"]
+    assert result["consoleErrors"] == []
+    assert result["offMachine"] == []
+    for figure in ("frontier-cost", "frontier-time"):
+        drawn = result["frontier"][figure]
+        assert drawn["points"] == 2, drawn  # one per configuration
+        assert drawn["width"] > 300
+        assert drawn["height"] > 200
+        assert "reference" in drawn["text"]
+    # reference is cheaper and more correct than hostile: alone on the cost frontier
+    assert result["frontier"]["frontier-cost"]["ringed"] == 1
+    png = result["shots"] / "frontier-cost.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -119,3 +119,27 @@ def test_a_trial_that_changed_nothing_says_no_change_made(hostile_run, tmp_path)
     # A record from before the field: an empty patch is "no change made".
     old = record.model_copy(update={"no_change": None, "patch_bytes": 0})
     assert trial_page(old, tmp_path / "none", None).no_change is True
+
+
+def test_tool_calls_and_their_classes_are_listed_and_unobservable_use_says_so(
+    hostile_run, tmp_path
+):
+    from localagentbench.records._parts import GatewayStats
+
+    base = _record(hostile_run)
+    gateway = GatewayStats(
+        trial_id=base.trial_id,
+        model="scripted/x",
+        requests=2,
+        tool_requests=2,
+        tools_declared=["bash", "webfetch"],
+        tool_calls={"webfetch": 2, "<odd>": 1},
+    )
+    record = base.model_copy(update={"agent": "opencode", "gateway": gateway})
+    html = _render(trial_page(record, tmp_path / "none", None))
+    section = html[html.index('id="tool-use"') : html.index('id="gateway"')]
+    assert "<code>webfetch</code></td><td>fetch-url</td><td>yes</td><td>2</td>" in section
+    assert "<code>&lt;odd&gt;</code></td><td>other (unknown name)</td><td>no</td><td>1" in section
+    assert "3 tool call(s), 2 to web search or fetch tools" in section
+    blind = _render(trial_page(base, tmp_path / "none", None))
+    assert "Tool use not observable" in blind

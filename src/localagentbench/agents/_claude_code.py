@@ -79,9 +79,9 @@ class ClaudeCodeAgent(CliAgent):
             "--dangerously-skip-permissions",
             "--model",
             self.model_name,
-            "--disallowedTools",
-            *WEB_TOOLS,
         ]
+        if not self.settings.web_tools:
+            argv += ["--disallowedTools", *WEB_TOOLS]
         return Invocation(argv=argv, env=env)
 
     def parse(self, ctx: AgentContext, result: ProcessResult) -> Trajectory:
@@ -140,6 +140,7 @@ def parse_stream(stdout: str, agent: str = "claude-code") -> Trajectory:
                         )
                     ),
                     output=int(usage.get("output_tokens") or 0),
+                    cost=_cost(event.get("total_cost_usd")),
                 )
             if event.get("is_error"):
                 trajectory.notes.append(f"result: {event.get('subtype')}")
@@ -152,3 +153,8 @@ def parse_stream(stdout: str, agent: str = "claude-code") -> Trajectory:
 
 
 make_claude_code = factory(ClaudeCodeAgent, ClaudeCodeSettings)
+
+
+def _cost(value: object) -> float | None:
+    """Claude Code's printed ``total_cost_usd`` (its own price list), None when absent."""
+    return float(value) if isinstance(value, int | float) else None

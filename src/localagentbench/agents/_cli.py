@@ -82,6 +82,9 @@ class CliSettings(BaseModel):
     """Cap on tokens per model reply, where the agent has a setting for it."""
     extra_flags: list[str] = Field(default_factory=list)
     """Flags appended to the agent's command line."""
+    web_tools: bool = False
+    """Leave the agent's own web tools (search, fetch) declared; off by default. The sandbox
+    still blocks the network: the tool-use audit then shows what the model asked of them."""
     binary: str | None = None
     """The agent's program (name on PATH or a path); default: the usual name."""
     env: dict[str, str] = Field(default_factory=dict)

@@ -56,7 +56,7 @@ class GeminiAgent(CliAgent):
             "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
             "privacy": {"usageStatisticsEnabled": False},
             "telemetry": {"enabled": False},
-            "tools": {"exclude": list(WEB_TOOLS)},
+            "tools": {"exclude": [] if self.settings.web_tools else list(WEB_TOOLS)},
         }
         generation: dict[str, Any] = {}
         if self.settings.max_output_tokens:

@@ -65,13 +65,14 @@ class OpencodeAgent(CliAgent):
             "options": {"baseURL": route.openai_base_url, "apiKey": "lab-unused"},
             "models": {self.model_name: model},
         }
+        web = "allow" if self.settings.web_tools else "deny"
         return {
             "provider": {"lab": provider},
             "model": f"lab/{self.model_name}",
             "autoupdate": False,
             "share": "disabled",
-            "permission": {"edit": "allow", "bash": "allow", "webfetch": "deny"},
-            "tools": {"webfetch": False, "websearch": False},
+            "permission": {"edit": "allow", "bash": "allow", "webfetch": web},
+            "tools": {"webfetch": self.settings.web_tools, "websearch": self.settings.web_tools},
         }
 
     def invocation(self, ctx: AgentContext, route: TrialRoute, binary: Path) -> Invocation:
@@ -97,6 +98,7 @@ def parse_events(stdout: str) -> Trajectory:
     step: Step | None = None
     texts: list[str] = []
     tokens_in = tokens_out = 0
+    cost: float | None = None
     reported = False
     for event in json_lines(stdout):
         kind = event.get("type")
@@ -122,10 +124,14 @@ def parse_events(stdout: str) -> Trajectory:
                 reported = True
                 tokens_in += int(tokens.get("input") or 0)
                 tokens_out += int(tokens.get("output") or 0)
+            if isinstance(part.get("cost"), int | float):
+                cost = (cost or 0.0) + float(part["cost"])
         elif kind == "error":
             trajectory.notes.append(f"error: {cap(event.get('error'), 300)}")
     if reported:
-        trajectory.tokens = AgentTokens(input=tokens_in, output=tokens_out)
+        # OpenCode prints cost 0 for a model its price list lacks (the lab provider's):
+        # a zero is no figure, not a free run
+        trajectory.tokens = AgentTokens(input=tokens_in, output=tokens_out, cost=cost or None)
     answers = [s.text for s in trajectory.steps if s.text]
     return trajectory.finish(answers[-1] if answers else None)
 

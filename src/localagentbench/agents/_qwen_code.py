@@ -51,7 +51,7 @@ class QwenCodeAgent(CliAgent):
             "privacy": {"usageStatisticsEnabled": False},
             "telemetry": {"enabled": False},
             "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False},
-            "tools": {"exclude": list(WEB_TOOLS)},
+            "tools": {"exclude": [] if self.settings.web_tools else list(WEB_TOOLS)},
         }
         generation: dict[str, Any] = {}
         if self.settings.max_output_tokens:

@@ -7,9 +7,16 @@ kept beside them here.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    computed_field,
+    model_serializer,
+)
 
 from localagentbench._claims import claims_done
 
@@ -46,7 +53,17 @@ class AgentTokens(BaseModel):
 
     input: int | None = None
     output: int | None = None
+    cost: float | None = None
+    """The API-equivalent cost in USD the agent printed itself; None when it printed none
+    (then left out of trajectory.json, which stays as it was for agents that print none)."""
     source: Literal["agent"] = "agent"
+
+    @model_serializer(mode="wrap")
+    def _drop_absent_cost(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("cost") is None:
+            data.pop("cost", None)
+        return data
 
 
 class Trajectory(BaseModel):

@@ -27,6 +27,15 @@ TaskOpt = Annotated[
         "--task", help="Select a task by id (repeatable).", show_default=False, metavar="ID"
     ),
 ]
+PricesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--prices",
+        metavar="FILE",
+        help="Price table (prices.yaml) for costs; default: the run's copy, else no cost.",
+        show_default=False,
+    ),
+]
 
 
 def tasks_dir(value: Path | None) -> Path:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from localagentbench.cli._common import err_console, writable_folder
+from localagentbench.cli._common import PricesOpt, err_console, writable_folder
 from localagentbench.report import build_site, load_run, promote, update_results
 
 leaderboard_app = typer.Typer(
@@ -50,6 +50,7 @@ def report(
             help="Quality from this judge stamp (default: each run's latest; none: without).",
         ),
     ] = None,
+    prices: PricesOpt = None,
 ) -> None:
     """Write report.md and an offline static site (index.html, a page per trial, assets/).
 
@@ -63,10 +64,11 @@ def report(
       localagentbench report runs/A runs/B --out site
       localagentbench report runs/A --readme README.md
       localagentbench report runs/A --judge 20261203-090000-000000
+      localagentbench report runs/A --prices prices.yaml
     """
     target = out if out is not None else (runs[0] / "site" if len(runs) == 1 else Path("site"))
     writable_folder(target, "--out")
-    loaded = [load_run(path, judge) for path in runs]
+    loaded = [load_run(path, judge, prices) for path in runs]
     result = build_site(loaded, target)
     if readme is not None:
         source = ", ".join(f"run {run.summary.run_id}" for run in loaded)

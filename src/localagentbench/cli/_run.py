@@ -12,6 +12,7 @@ import typer
 
 from localagentbench._io import atomic_write_text
 from localagentbench.cli._common import (
+    PricesOpt,
     TaskOpt,
     TasksOpt,
     console,
@@ -20,7 +21,7 @@ from localagentbench.cli._common import (
     writable_folder,
 )
 from localagentbench.errors import ConfigError
-from localagentbench.records import RunDir, Summary
+from localagentbench.records import PRICES_FILE, RunDir, Summary, load_prices
 from localagentbench.runner import Configuration, RunOptions, configuration_from_cli, load_matrix
 
 TERMINAL_COLUMNS = (
@@ -108,6 +109,17 @@ def _restart(
     return restart_options(
         path, configurations, lanes=lanes, keep_workdir=keep_workdir, workdir_root=workdir_root
     )
+
+
+def _price_file(prices: Path | None, config: Path | None) -> Path | None:
+    """``--prices FILE``, else ``prices.yaml`` beside the matrix file; validated before any
+    trial runs (a bad table is a usage error, not a lost run)."""
+    source = prices
+    if source is None and config is not None and (config.parent / PRICES_FILE).is_file():
+        source = config.parent / PRICES_FILE
+    if source is not None:
+        load_prices(source)
+    return source
 
 
 def run(
@@ -247,6 +259,7 @@ def run(
             "(default: a local cluster of --concurrency worker processes).",
         ),
     ] = None,
+    prices: PricesOpt = None,
 ) -> None:
     """Run every selected task with each configuration, grade, record and summarise.
 
@@ -254,6 +267,7 @@ def run(
       localagentbench run --agent mock --mock-behavior solve --report
       localagentbench run --agent command --agent-cmd './my-agent.sh' --repeat 3
       localagentbench run --config matrix.yaml --concurrency 4
+      localagentbench run --config matrix.yaml --prices prices.yaml
       localagentbench run --agent mini-swe-agent --model llamacpp/smollm2-135m --tool-call-repair
       localagentbench run --resume runs/20261202-101500-ab12cd
       localagentbench run --config matrix.yaml --repeat 3 --plan-check 0.2
@@ -275,6 +289,7 @@ def run(
     if scheduler is not None and executor != "dask":
         raise ConfigError("--scheduler goes with --executor dask")
     flags = _ConfigFlags(agent, model, config, agent_cmd, mock_behavior, tool_call_repair)
+    price_file = _price_file(prices, config)
     restarted = False
     if resume is not None and not flags.given():
         options = resume_options(
@@ -316,6 +331,9 @@ def run(
             f"interrupted: finished trials are kept; continue with --resume {where}", markup=False
         )
         raise
+    if price_file is not None:  # the run keeps the prices its report and tables use
+        kept = result.run_dir.path / PRICES_FILE
+        atomic_write_text(kept, price_file.read_text(encoding="utf-8"))
     _print_summary(result.summary)
     if judge is not None:
         from localagentbench.judge import JudgeOptions, judge_runs

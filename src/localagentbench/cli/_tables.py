@@ -11,20 +11,27 @@ from typing import Annotated, Any
 
 import typer
 
+from localagentbench.cli._common import PricesOpt
 from localagentbench.errors import RunDirError
 from localagentbench.records import (
     CellSummary,
+    ConfigSpend,
     ConfigSummary,
     Rate,
     RunDir,
     RunInfo,
     Summary,
     TrialRecord,
+    config_spend,
+    find_prices,
+    frontier,
     load_runs,
+    spend_columns,
     summarise,
     utc_now,
 )
 from localagentbench.report import md_table, task_set_note
+from localagentbench.report._spend import BOOTSTRAP_NOTE, spend_rows
 
 __all__ = ["leaderboard", "tables"]
 
@@ -172,16 +179,36 @@ def _matrix(summary: Summary) -> list[dict[str, str]]:
     return rows
 
 
+def _with_spend(
+    configs: list[ConfigSummary], spend: dict[str, ConfigSpend] | None
+) -> list[dict[str, Any]]:
+    """The leaderboard rows with the cost, context, frontier and audit columns added."""
+    rows = [leaderboard(c) for c in configs]
+    if not spend:
+        return rows
+    shown = [spend[c.config_id] for c in configs]
+    on_cost, on_time = frontier(shown, "cost"), frontier(shown, "time")
+    for row, s, cost, time in zip(rows, shown, on_cost, on_time, strict=True):
+        row.update(spend_columns(s, cost, time))
+    return rows
+
+
 def render(
-    summary: Summary, fmt: Format, infos: list[RunInfo] | None = None, note: str | None = None
+    summary: Summary,
+    fmt: Format,
+    infos: list[RunInfo] | None = None,
+    note: str | None = None,
+    spend: dict[str, ConfigSpend] | None = None,
 ) -> str:
     """The tables in one format. Configurations sorted by id (never by rank: stable diffs).
 
-    ``note`` (``task_set_note``) heads the Markdown and is the json's ``task_sets_differ``."""
+    ``note`` (``task_set_note``) heads the Markdown and is the json's ``task_sets_differ``;
+    ``spend`` (config id -> `records.config_spend`) adds the cost, context, frontier and
+    tool-use columns."""
     configs = [summary.configurations[c] for c in sorted(summary.configurations)]
     if fmt is Format.json:
         payload = {
-            "configurations": [leaderboard(c) for c in configs],
+            "configurations": _with_spend(configs, spend),
             "cells": [json.loads(c.model_dump_json()) for c in summary.cells],
             "quality": summary.quality,
             "judge": summary.judge,
@@ -190,7 +217,7 @@ def render(
         return json.dumps(payload, indent=2)
     if fmt is Format.csv:
         out = io.StringIO()
-        rows = [leaderboard(c) for c in configs]
+        rows = _with_spend(configs, spend)
         if rows:
             writer = csv.DictWriter(out, fieldnames=_columns(rows), lineterminator="\n")
             writer.writeheader()
@@ -202,6 +229,16 @@ def render(
         lines += [f"*composite with quality from {summary.judge}.", ""]
     if summary.quality:
         lines += [f"*composite: {summary.quality}.", ""]
+    if spend:
+        rows = spend_rows([(c.config_id, spend[c.config_id]) for c in configs])
+        lines += [
+            "## Cost, context and tool use",
+            "",
+            *md_table(rows),
+            "",
+            f"*{BOOTSTRAP_NOTE}.",
+            "",
+        ]
     lines += [
         "## Tasks x configurations (successes / scored trials)",
         "",
@@ -226,6 +263,7 @@ def tables(
             help="Quality from this judge stamp (default: each run's latest; none: without).",
         ),
     ] = None,
+    prices: PricesOpt = None,
 ) -> None:
     """Regenerate the tables from stored records, running nothing.
 
@@ -241,6 +279,7 @@ def tables(
       localagentbench tables runs/20261202-101500-ab12cd
       localagentbench tables runs/a runs/b --agents opencode-qwen,aider-qwen --format csv
       localagentbench tables runs/20261202-101500-ab12cd --judge 20261203-090000-000000
+      localagentbench tables runs/a --prices prices.yaml --format json
     """
     loaded = load_runs(runs)
     counts: dict[str, int] = {}
@@ -249,6 +288,8 @@ def tables(
             counts[config] = counts.get(config, 0) + 1
     wanted = {a.strip() for a in agents.split(",") if a.strip()} if agents else None
     selected: list[TrialRecord] = []
+    tables = {str(path): find_prices(path, prices) for path in runs}
+    priced_by: dict[str, str] = {}
     task_sets: dict[str, set[str]] = {}
     ids = [run_id for run_id, _ in loaded]
     for path, (run_id, records) in zip(runs, loaded, strict=True):
@@ -259,6 +300,7 @@ def tables(
             task_sets.setdefault(name, set()).add(r.task_id)
             if counts[r.config_id] > 1:
                 r = r.model_copy(update={"config_id": f"{run_id}/{r.config_id}"})
+            priced_by[r.config_id] = str(path)
             selected.append(r)
     if not selected:
         raise RunDirError(f"no configuration matches --agents {agents}")
@@ -271,4 +313,8 @@ def tables(
     note = task_set_note(task_sets)
     if note and fmt is Format.csv:
         typer.echo(note, err=True)
-    typer.echo(render(summary, fmt, [RunDir(run).read_info() for run in runs], note))
+    by_config: dict[str, list[TrialRecord]] = {}
+    for r in selected:
+        by_config.setdefault(r.config_id, []).append(r)
+    spend = {c: config_spend(c, by_config[c], tables[path]) for c, path in priced_by.items()}
+    typer.echo(render(summary, fmt, [RunDir(run).read_info() for run in runs], note, spend))

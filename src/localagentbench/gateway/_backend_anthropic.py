@@ -125,7 +125,7 @@ class AnthropicBackend:
             headers={**headers, "Content-Type": "application/json"},
         ) as response:
             await raise_for_status(response, self.endpoint)
-            tokens_in = tokens_out = 0
+            tokens_in = tokens_out = cached = 0
             have_usage = False
             calls = 0
             stop: str | None = None
@@ -136,7 +136,7 @@ class AnthropicBackend:
                     usage = (event.get("message") or {}).get("usage") or {}
                     if usage:
                         have_usage = True
-                        tokens_in = int(usage.get("input_tokens") or 0)
+                        tokens_in, cached = _prompt_tokens(usage, tokens_in, cached)
                         tokens_out = int(usage.get("output_tokens") or 0)
                 elif kind == "content_block_start":
                     block = event.get("content_block") or {}
@@ -160,7 +160,7 @@ class AnthropicBackend:
                     usage = event.get("usage") or {}
                     if usage:
                         have_usage = True
-                        tokens_in = int(usage.get("input_tokens") or tokens_in)
+                        tokens_in, cached = _prompt_tokens(usage, tokens_in, cached)
                         tokens_out = int(usage.get("output_tokens") or tokens_out)
                 elif kind == "error":
                     error = event.get("error") or {}
@@ -176,9 +176,21 @@ class AnthropicBackend:
             reason: FinishReason = (
                 "tool_calls" if calls else ("length" if stop == "max_tokens" else "stop")
             )
-            yield Finish(reason, Usage(tokens_in, tokens_out) if have_usage else None)
+            yield Finish(reason, Usage(tokens_in, tokens_out, cached) if have_usage else None)
 
 
 def anthropic_backend(model: str) -> AnthropicBackend:
     """`anthropic/<model>`; base URL from LAB_ANTHROPIC_BASE_URL or ANTHROPIC_BASE_URL."""
     return AnthropicBackend(model)
+
+
+def _prompt_tokens(usage: dict[str, Any], tokens_in: int, cached: int) -> tuple[int, int]:
+    """(prompt tokens, of them cached) from Anthropic's usage: its `input_tokens` leaves out
+    the tokens read from and written to the prompt cache, which the gateway counts as prompt
+    too; a usage without the fields keeps what an earlier event reported."""
+    fields = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    if not any(usage.get(name) for name in fields):
+        return tokens_in, cached
+    read = int(usage.get("cache_read_input_tokens") or 0)
+    written = int(usage.get("cache_creation_input_tokens") or 0)
+    return int(usage.get("input_tokens") or 0) + read + written, read

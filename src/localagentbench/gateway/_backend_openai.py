@@ -127,8 +127,11 @@ class OpenAIBackend:
                     raise _stream_error(chunk["error"], self.endpoint)
                 if chunk.get("usage"):
                     raw = chunk["usage"]
+                    details = raw.get("prompt_tokens_details") or {}
                     usage = Usage(
-                        int(raw.get("prompt_tokens") or 0), int(raw.get("completion_tokens") or 0)
+                        int(raw.get("prompt_tokens") or 0),
+                        int(raw.get("completion_tokens") or 0),
+                        int(details.get("cached_tokens") or 0),
                     )
                 for choice in chunk.get("choices") or []:
                     delta = choice.get("delta") or {}

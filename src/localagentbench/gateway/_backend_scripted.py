@@ -116,7 +116,11 @@ class ScriptedBackend:
 
     def _answer(self, request: ChatRequest, ctx: CallContext) -> tuple[Reply, float]:
         usage = self.script.usage
-        reported = Usage(usage.prompt_tokens, usage.completion_tokens) if usage else None
+        reported = (
+            Usage(usage.prompt_tokens, usage.completion_tokens, usage.cached_prompt_tokens)
+            if usage
+            else None
+        )
         if ctx.side:
             return Reply(
                 side_json(request.json_schema, self.script.side_text)

@@ -66,6 +66,7 @@ class _Recorder:
             token_source=origin,
             error=error,
             request=self.request,
+            cached_tokens=exchange.cached_tokens() if exchange is not None and reply else 0,
         )
         # the stats are updated; the file line waits until the reply's last bytes are out
         asyncio.get_running_loop().call_soon(self.trial.write, line)

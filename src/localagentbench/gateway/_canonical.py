@@ -83,7 +83,10 @@ class Usage:
     """Token usage of one request."""
 
     input_tokens: int
+    """Prompt tokens, cached ones included."""
     output_tokens: int
+    cached_input_tokens: int = 0
+    """Of `input_tokens`, those the backend read from its prompt cache (priced apart)."""
 
 
 @dataclass(slots=True)

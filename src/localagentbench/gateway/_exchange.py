@@ -86,6 +86,11 @@ class Exchange:
             pass
         return self.reply
 
+    def cached_tokens(self) -> int:
+        """Prompt tokens the backend reported as read from its cache (0 when it says nothing)."""
+        usage = self.reply.usage
+        return usage.cached_input_tokens if usage is not None else 0
+
     def usage(self) -> tuple[int, int, TokenOrigin]:
         """(input, output, origin): the backend's figures, else the gateway's count
         (computed once, after the reply is complete)."""

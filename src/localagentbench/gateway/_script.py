@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from localagentbench.gateway._errors import ScriptError
 
@@ -19,6 +19,15 @@ class ScriptUsage(BaseModel):
     """Reported prompt tokens per reply."""
     completion_tokens: int = Field(ge=0)
     """Reported completion tokens per reply."""
+    cached_prompt_tokens: int = Field(default=0, ge=0)
+    """Of the prompt tokens, those reported as read from a prompt cache (cached-input
+    pricing); at most `prompt_tokens`."""
+
+    @model_validator(mode="after")
+    def _cached_within_prompt(self) -> ScriptUsage:
+        if self.cached_prompt_tokens > self.prompt_tokens:
+            raise ValueError("cached_prompt_tokens must not exceed prompt_tokens")
+        return self
 
 
 class CandidateCall(BaseModel):

@@ -59,6 +59,19 @@ class TrialStats(BaseModel):
     """Prompt tokens summed over requests."""
     output_tokens: int = 0
     """Completion tokens summed over requests."""
+    cached_input_tokens: int = 0
+    """Of `input_tokens`, those the backend reported as read from its prompt cache."""
+    prompt_max_tokens: int | None = None
+    """The largest single main-loop prompt (input tokens of one request): the context used,
+    which summed `input_tokens` is not (it repeats the conversation every turn)."""
+    prompt_p50_tokens: float | None = None
+    """Median input tokens of one main-loop request."""
+    tool_requests: int = 0
+    """Answered requests that declared at least one tool to the model."""
+    tools_declared: list[str] = Field(default_factory=list)
+    """Every tool name the agent declared to the model in any request, sorted."""
+    tool_calls: dict[str, int] = Field(default_factory=dict)
+    """Tool calls in the model's replies, per tool name (from the reply bodies)."""
     token_source: TokenSource = "none"
     """Where token figures come from: the backend's usage, the gateway's own count, both."""
     latency_p50_s: float | None = None

@@ -6,6 +6,7 @@ import hashlib
 import json
 import logging
 import threading
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -80,6 +81,9 @@ class Trial:
         self._latencies: list[float] = []
         self._ttfts: list[float] = []
         self._sources: set[str] = set()
+        self._prompts: list[int] = []
+        self._declared: set[str] = set()
+        self._calls: Counter[str] = Counter()
         self._seen_tools = False
         self._last_fp: str | None = None
         self._repeats = 0
@@ -179,6 +183,7 @@ class Trial:
         token_source: str,
         error: str | None,
         request: ChatRequest | None = None,
+        cached_tokens: int = 0,
     ) -> str:
         """Add one finished request to the figures; return its gateway.jsonl line for
         `write` (the caller may write it after the reply's last bytes are out)."""
@@ -191,7 +196,13 @@ class Trial:
             "status": status,
             "latency_s": round(latency_s, 6),
             "ttft_s": None if ttft_s is None else round(ttft_s, 6),
-            "usage": {"input": input_tokens, "output": output_tokens, "source": token_source},
+            "usage": {
+                "input": input_tokens,
+                "output": output_tokens,
+                "cached": cached_tokens,
+                "source": token_source,
+            },
+            "tools": [tool.name for tool in request.tools] if request is not None else None,
             "error": error,
             "refused": admission.refused,
             "response": reply.as_record() if reply is not None else None,
@@ -205,8 +216,15 @@ class Trial:
             if reply is not None and error is None:
                 stats.input_tokens += input_tokens
                 stats.output_tokens += output_tokens
+                stats.cached_input_tokens += cached_tokens
                 stats.repaired_tool_calls += reply.repaired
                 self._sources.add(token_source)
+                if admission.side is None:
+                    self._prompts.append(input_tokens)
+                if request is not None and request.tools:
+                    stats.tool_requests += 1
+                    self._declared.update(tool.name for tool in request.tools)
+                self._calls.update(call.name for call in reply.tool_calls)
                 self._latencies.append(latency_s)
                 if ttft_s is not None:
                     self._ttfts.append(ttft_s)
@@ -251,6 +269,11 @@ class Trial:
         with self._lock:
             stats = self._stats.model_copy(deep=True)
             latencies, ttfts, sources = list(self._latencies), list(self._ttfts), set(self._sources)
+            prompts = list(self._prompts)
+            stats.tools_declared = sorted(self._declared)
+            stats.tool_calls = dict(sorted(self._calls.items()))
+        stats.prompt_max_tokens = max(prompts) if prompts else None
+        stats.prompt_p50_tokens = percentile([float(p) for p in prompts], 50)
         stats.latency_p50_s = percentile(latencies, 50)
         stats.latency_p90_s = percentile(latencies, 90)
         stats.ttft_p50_s = percentile(ttfts, 50)

@@ -1,5 +1,6 @@
 """Stage 6: typed, versioned records written atomically; the run directory; the summary."""
 
+from localagentbench.records._audit import ToolUse, TrialAudit, tool_class, trial_audit
 from localagentbench.records._compare import Comparison, compare, compare_records, pick_config
 from localagentbench.records._models import (
     RECORD_VERSION,
@@ -29,8 +30,20 @@ from localagentbench.records._plan import (
     plan_assumptions,
     plan_check,
 )
+from localagentbench.records._prices import PRICES_FILE, Price, PriceTable, find_prices, load_prices
 from localagentbench.records._read import load_run, load_runs
 from localagentbench.records._rundir import RunDir, new_run_id, utc_now
+from localagentbench.records._spend import (
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    ConfigSpend,
+    TrialCost,
+    config_spend,
+    frontier,
+    spend_by_config,
+    spend_columns,
+    trial_cost,
+)
 from localagentbench.records._summary import (
     QUALITY_NOTE,
     SUMMARY_VERSION,
@@ -44,6 +57,24 @@ from localagentbench.records._summary import (
 
 __all__ = [
     "DEFAULT_ICC",
+    "BOOTSTRAP_RESAMPLES",
+    "BOOTSTRAP_SEED",
+    "PRICES_FILE",
+    "ConfigSpend",
+    "Price",
+    "PriceTable",
+    "ToolUse",
+    "TrialAudit",
+    "TrialCost",
+    "config_spend",
+    "find_prices",
+    "frontier",
+    "load_prices",
+    "spend_by_config",
+    "spend_columns",
+    "tool_class",
+    "trial_audit",
+    "trial_cost",
     "QUALITY_NOTE",
     "RECORD_VERSION",
     "SUMMARY_VERSION",

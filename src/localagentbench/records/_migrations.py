@@ -26,8 +26,10 @@ class NewerVersionError(ValueError):
 def backfill_record_v1(data: dict[str, Any]) -> dict[str, Any]:
     """Fill fields a version-1 record gained after its first runs, from what it already holds.
 
-    ``tokens.counting`` and ``requests`` come from the gateway's figures when the record has
-    them; a check's ``status`` from its ``passed``.
+    ``tokens.counting``, ``tokens.cached`` and ``requests`` come from the gateway's figures
+    when the record has them; a check's ``status`` from its ``passed``. Fields added later
+    with a None default (``gateway.tool_requests``, ``gateway.prompt_max_tokens``,
+    ``agent_cost_usd``) stay None in older records: "not recorded", never zero.
     """
     gateway = data.get("gateway")
     if isinstance(gateway, dict):
@@ -36,6 +38,8 @@ def backfill_record_v1(data: dict[str, Any]) -> dict[str, Any]:
             tokens["counting"] = gateway.get("token_source")
         if data.get("requests") is None and "requests" in gateway:
             data["requests"] = gateway["requests"]
+        if isinstance(tokens, dict) and tokens.get("cached") is None:
+            tokens["cached"] = gateway.get("cached_input_tokens")
     for check in data.get("checks") or []:
         if isinstance(check, dict) and check.get("status") is None and "passed" in check:
             check["status"] = "passed" if check["passed"] else "failed"

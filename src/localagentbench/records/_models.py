@@ -41,6 +41,9 @@ class Tokens(BaseModel):
     """Prompt tokens; None when unknown."""
     output: int | None = None
     """Completion tokens; None when unknown."""
+    cached: int | None = None
+    """Of ``input``, tokens the backend read from its prompt cache; None when unknown
+    (records from before it was counted, or no gateway)."""
     source: Literal["gateway", "agent", "none", "unknown"] = "unknown"
     """Who counted: the harness's gateway, the agent's own report, nobody (no model used)."""
     counting: str | None = None
@@ -123,6 +126,9 @@ class TrialRecord(BaseModel):
     """Processes the agent left running when it exited (all killed); None if unknown."""
     network_attempts: int | None = None
     """Connections the agent tried other than to the gateway (all failed); None if unknown."""
+    agent_cost_usd: float | None = None
+    """The API-equivalent cost the agent itself printed, in USD; None when it prints none.
+    Shown beside the price table's cost, never added to it or used in its place."""
     tamper: TamperReport | None = None
     """Edits to visible tests, oracle files and test configuration (data, not a verdict)."""
     grading_isolation: str | None = None

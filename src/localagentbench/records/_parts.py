@@ -117,6 +117,19 @@ class GatewayStats(_Part):
     side_requests: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int | None = None
+    """Of ``input_tokens``, those read from the backend's prompt cache; None in records from
+    before the gateway counted them (priced as uncached input then)."""
+    prompt_max_tokens: int | None = None
+    """The largest single main-loop prompt; None when unknown (older records, no request)."""
+    prompt_p50_tokens: float | None = None
+    """Median main-loop prompt, in tokens."""
+    tool_requests: int | None = None
+    """Answered requests that declared a tool; None in records from before the tool audit
+    (their tool use is not observable from the record)."""
+    tools_declared: list[str] = Field(default_factory=list)
+    tool_calls: dict[str, int] = Field(default_factory=dict)
+    """Tool calls in the model's replies per tool name, from the gateway's reply bodies."""
     token_source: str = "none"
     """gateway-backend | gateway-counted | gateway-mixed | none."""
     latency_p50_s: float | None = None

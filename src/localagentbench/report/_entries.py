@@ -6,7 +6,8 @@ run to a leaderboard never changes another configuration's figures. A
 version-2 summary carries nearly everything; what a version-1 summary lacks
 (pass^k, compliance, false-success intervals, stability, requests) is
 computed here from the records with ``localagentbench.stats``. The
-composite's per-part points and any cost are always computed here.
+composite's per-part points are always computed here; cost comes from the price table
+(`records.config_spend`, set by `load_run`).
 """
 
 from __future__ import annotations
@@ -100,6 +101,8 @@ class Entry(BaseModel):
     latency_p50_s: float | None = None
     """Median over trials of the gateway's per-trial median request latency."""
     cost_usd: float | None = None
+    """Price-table cost in USD (set by `load_run` from `records.config_spend`); None when
+    unpriced, priced in another currency, or for a snapshot promoted before it existed."""
     stability: float | None = None
     """Mean over tasks of the sd of per-repeat success (0 = repeatable); None below 2 repeats."""
 
@@ -151,12 +154,6 @@ def _compliance(records: Sequence[TrialRecord]) -> float | None:
         if checks:
             fractions.append(sum(c.passed for c in checks) / len(checks))
     return statistics.fmean(fractions) if fractions else None
-
-
-def _cost(records: Sequence[TrialRecord]) -> float | None:
-    costs = [getattr(r, "cost_usd", None) for r in records]
-    known = [float(c) for c in costs if isinstance(c, int | float)]
-    return sum(known) if known else None
 
 
 def _correctness_interval(
@@ -220,7 +217,6 @@ def _entry(
         tokens_output=config.tokens_output,
         median_wall_s=config.median_wall_s,
         latency_p50_s=config.latency_p50_s,
-        cost_usd=_cost(counted),
     )
     entry.quality_mean = config.quality
     entry.quality_interval = config.quality_interval

@@ -13,7 +13,18 @@ from pydantic import BaseModel, Field, ValidationError
 
 from localagentbench.errors import RunDirError
 from localagentbench.judge import Verdict, judge_scores, latest_stamp, load_verdicts
-from localagentbench.records import Incident, RunDir, RunInfo, Summary, TrialRecord, summarise
+from localagentbench.records import (
+    ConfigSpend,
+    Incident,
+    PriceTable,
+    RunDir,
+    RunInfo,
+    Summary,
+    TrialRecord,
+    find_prices,
+    spend_by_config,
+    summarise,
+)
 from localagentbench.report._entries import Entry, leaderboard_entries, task_spreads
 
 __all__ = ["ReportRun", "Snapshot", "label_entries", "load_run", "load_snapshot", "safe_name"]
@@ -52,6 +63,10 @@ class ReportRun:
     """Trial id -> the judge's verdict (shown on the trial page)."""
     pairwise: dict[str, dict[str, float | int | None]] = field(default_factory=dict)
     """Config id -> that judge session's pairwise wins, ties, losses, win rate, Bradley-Terry."""
+    prices: PriceTable | None = None
+    """The price table its costs come from (``--prices``, else the run's prices.yaml)."""
+    spend: dict[str, ConfigSpend] = field(default_factory=dict)
+    """config id -> cost, context and tool use (empty for a snapshot: it keeps no records)."""
 
     @property
     def key(self) -> str:
@@ -82,9 +97,10 @@ def _spreads(records: list[TrialRecord]) -> dict[str, dict[str, float]]:
     return {config_id: task_spreads(group) for config_id, group in sorted(by_config.items())}
 
 
-def load_run(path: Path, judge: str | None = None) -> ReportRun:
+def load_run(path: Path, judge: str | None = None, prices: Path | None = None) -> ReportRun:
     """Read a run directory (run.json, records, summary, incidents) with the verdicts of
-    judge stamp ``judge`` (default: the latest; "none": no judge) as the quality part."""
+    judge stamp ``judge`` (default: the latest; "none": no judge) as the quality part, and
+    price it with ``prices`` (a prices.yaml), else with the run's own copy, else not at all."""
     run_dir = RunDir(path)
     info = run_dir.read_info()
     records = run_dir.records()
@@ -100,6 +116,13 @@ def load_run(path: Path, judge: str | None = None) -> ReportRun:
             quality=judged.scores,
             judge=judged.label,
         )
+    table = find_prices(path, prices)
+    spend = spend_by_config(records, table)
+    entries = leaderboard_entries(summary, records, _versions(info))
+    for entry in entries:
+        spent = spend.get(entry.config_id)
+        if spent is not None and spent.cost_state == "priced" and spent.currency == "USD":
+            entry.cost_usd = spent.cost_total
     return ReportRun(
         judge=judged.label,
         consistency=judged.consistency.get(info.run_id),
@@ -107,11 +130,13 @@ def load_run(path: Path, judge: str | None = None) -> ReportRun:
         verdicts=load_verdicts(path, stamp) if stamp else {},
         info=info,
         summary=summary,
-        entries=leaderboard_entries(summary, records, _versions(info)),
+        entries=entries,
         spreads=_spreads(records),
         incidents=run_dir.incidents(),
         records=records,
         path=path,
+        prices=table,
+        spend=spend,
     )
 
 

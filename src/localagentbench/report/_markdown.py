@@ -11,10 +11,11 @@ from collections.abc import Iterable, Sequence
 
 from localagentbench.judge import pairwise_text
 from localagentbench.records import Incident, RunInfo, Summary, TrialRecord
-from localagentbench.report._entries import leaderboard_entries
+from localagentbench.report._entries import Entry, leaderboard_entries
 from localagentbench.report._format import entry_row, task_set_note
 from localagentbench.report._load import ReportRun, label_entries
 from localagentbench.report._matrix import matrix_rows
+from localagentbench.report._spend import BOOTSTRAP_NOTE, price_note, spend_rows
 
 __all__ = ["leaderboard_rows", "markdown_for", "markdown_report", "md_cell", "md_table"]
 
@@ -110,6 +111,28 @@ def _judge_lines(runs: Sequence[ReportRun]) -> list[str]:
     return ["Quality:", "", *lines, ""]
 
 
+def spend_section(runs: Sequence[ReportRun], entries: Sequence[Entry]) -> list[str]:
+    """Cost, context and tool use per configuration, with the price table and the bootstrap
+    named (nothing when no run has records, as for leaderboard snapshots)."""
+    spends = [
+        (e.label, spent)
+        for e in entries
+        for run in runs
+        if run.summary.run_id == e.run_id and (spent := run.spend.get(e.config_id)) is not None
+    ]
+    if not spends:
+        return []
+    notes = [BOOTSTRAP_NOTE, price_note([run.prices for run in runs])]
+    return [
+        "",
+        "## Cost, context and tool use",
+        "",
+        *md_table(spend_rows(spends)),
+        "",
+        *(f"- {md_cell(note)}" for note in notes),
+    ]
+
+
 def markdown_for(runs: Sequence[ReportRun]) -> str:
     """The Markdown report of one run or several merged."""
     entries = label_entries(list(runs))
@@ -146,6 +169,7 @@ def markdown_for(runs: Sequence[ReportRun]) -> str:
             row[label] = "-" if cell is None else f"{cell.successes}/{cell.trials}"
         matrix.append(row)
     lines += md_table(matrix)
+    lines += spend_section(runs, entries)
     lines += _unrunnable(runs)
     lines += ["", "## Provenance", ""]
     for run in runs:

@@ -42,6 +42,7 @@ from localagentbench.report._format import entry_row, num, pct, tokens
 from localagentbench.report._load import ReportRun, label_entries
 from localagentbench.report._markdown import markdown_for
 from localagentbench.report._matrix import matrix_rows, trial_href
+from localagentbench.report._spend import BOOTSTRAP_NOTE, frontier_plots, price_note, spend_rows
 from localagentbench.report._svg import Bar, Point, interval_chart, scatter, spread_chart
 from localagentbench.report._trialpage import TEXT_CAP, trial_page
 from localagentbench.tasks import load_suite
@@ -166,8 +167,17 @@ def render_index(
         (task, [None if c is None else (c, _cell_colour(c.fraction)) for c in cells])
         for task, cells in rows
     ]
+    spends = [
+        (e.label, spent, e.correctness_interval)
+        for e in entries
+        for run in runs
+        if run.summary.run_id == e.run_id and (spent := run.spend.get(e.config_id)) is not None
+    ]
+    plots = _plots(entries, runs) | frontier_plots(spends)
     return env.get_template("index.html").render(
         title=title,
+        spend=spend_rows([(label, spent) for label, spent, _ in spends]),
+        spend_notes=[BOOTSTRAP_NOTE, price_note([run.prices for run in runs])],
         root="",
         leaderboard=leaderboard,
         generated_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
@@ -175,7 +185,7 @@ def render_index(
         board=[(e, entry_row(e), _mini_bar(e)) for e in entries],
         columns=columns,
         matrix=matrix,
-        plots=_plots(entries, runs),
+        plots=plots,
         trials=sum(r.summary.trials for r in runs),
         infra=sum(r.summary.infra_errors for r in runs),
         incidents=[(run, i) for run in runs for i in run.incidents],
@@ -210,7 +220,7 @@ def _render_range(
     template = env.get_template("trial.html")
     for i in part:
         record = run.records[i]
-        page = trial_page(record, run.trial_dir(record), prompts.get(record.task_id))
+        page = trial_page(record, run.trial_dir(record), prompts.get(record.task_id), run.prices)
         verdict = run.verdicts.get(record.trial_id)
         html = template.render(
             root="../../", run=run, page=page, r=record, cap=TEXT_CAP, verdict=verdict
@@ -242,6 +252,7 @@ def _fingerprint(run: ReportRun, record: TrialRecord, prompt: str | None) -> str
     h.update((prompt or "").encode())
     verdict = run.verdicts.get(record.trial_id)  # the judge chosen for this build (--judge)
     h.update(verdict.model_dump_json().encode() if verdict is not None else b"no verdict")
+    h.update(run.prices.model_dump_json().encode() if run.prices is not None else b"no prices")
     folder = run.trial_dir(record)
     if folder is None:
         h.update(record.model_dump_json().encode())

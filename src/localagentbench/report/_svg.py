@@ -11,7 +11,15 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-__all__ = ["Bar", "Point", "interval_chart", "scatter", "spread_chart"]
+__all__ = [
+    "Bar",
+    "Point",
+    "RangePoint",
+    "frontier_chart",
+    "interval_chart",
+    "scatter",
+    "spread_chart",
+]
 
 PALETTE = ("#3465a4", "#cc6600", "#4e9a06", "#a40000", "#75507b", "#c4a000", "#06989a", "#555753")
 WIDTH = 640
@@ -37,6 +45,18 @@ class Point:
     x: float
     y: float
     note: str = ""
+
+
+@dataclass
+class RangePoint:
+    """A configuration at (x, y) with y's interval; ``front``: on the frontier."""
+
+    label: str
+    x: float
+    y: float
+    low: float
+    high: float
+    front: bool
 
 
 def _svg(height: int, body: list[str], title: str) -> Markup:
@@ -200,4 +220,77 @@ def spread_chart(spreads: Sequence[tuple[str, dict[str, float]]], title: str) ->
                     f'opacity="0.8"><title>{escape(f"{label} on {task}: sd {v:.2f}")}</title>'
                     "</circle>"
                 )
+    return _svg(height, body, title)
+
+
+def frontier_chart(
+    points: Sequence[RangePoint],
+    title: str,
+    x_label: str,
+    x_fmt: Callable[[float], str] = lambda v: f"{v:g}",
+) -> Markup:
+    """Correctness (0..100%, with its interval as a vertical bar) against a cost axis from 0;
+    the points on the frontier are ringed and joined by a step line."""
+    if not points:
+        return _empty(title)
+    left, right, top, bottom = 60, WIDTH - 20, 16, 250
+    height = bottom + 40
+    xm = _nice_max(max(p.x for p in points))
+
+    def px(v: float) -> float:
+        return left + (right - left) * min(1.0, max(0.0, v / xm))
+
+    def py(v: float) -> float:
+        return bottom - (bottom - top) * min(1.0, max(0.0, v))
+
+    body = [
+        f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#888"/>',
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="#888"/>',
+    ]
+    for i in range(5):
+        fx, fy = xm * i / 4, i / 4
+        body.append(
+            f'<text x="{px(fx):.1f}" y="{bottom + 14}" text-anchor="middle" fill="#555">'
+            f"{escape(x_fmt(fx))}</text>"
+            f'<text x="{left - 6}" y="{py(fy) + 4:.1f}" text-anchor="end" fill="#555">'
+            f"{fy:.0%}</text>"
+            f'<line x1="{left}" y1="{py(fy):.1f}" x2="{right}" y2="{py(fy):.1f}" stroke="#eee"/>'
+        )
+    body.append(
+        f'<text x="{(left + right) / 2}" y="{height - 6}" text-anchor="middle">'
+        f"{escape(x_label)}</text>"
+        f'<text x="12" y="{(top + bottom) / 2}" text-anchor="middle" '
+        f'transform="rotate(-90 12 {(top + bottom) / 2})">correctness</text>'
+    )
+    front = sorted((p for p in points if p.front), key=lambda p: (p.x, p.y))
+    if len(front) > 1:
+        path = " ".join(f"{px(p.x):.1f},{py(p.y):.1f}" for p in front)
+        body.append(
+            f'<polyline class="frontier-line" points="{path}" fill="none" stroke="#888" '
+            'stroke-dasharray="4 3"/>'
+        )
+    placed: list[tuple[float, float]] = []
+    for i, p in enumerate(points):
+        cx, cy = px(p.x), py(p.y)
+        where = "on the frontier" if p.front else "dominated"
+        tip = escape(
+            f"{p.label}: {x_label} {x_fmt(p.x)}, correctness {p.y:.1%} "
+            f"[{p.low:.1%}, {p.high:.1%}], {where}"
+        )
+        lx, ly = cx + 9, cy - 6
+        while any(abs(lx - x) < 60 and abs(ly - y) < 11 for x, y in placed):
+            ly += 12
+        placed.append((lx, ly))
+        ring = (
+            f'<circle class="frontier-point" cx="{cx:.1f}" cy="{cy:.1f}" r="8" fill="none" '
+            'stroke="#000" stroke-width="1.5"/>'
+            if p.front
+            else ""
+        )
+        body.append(
+            f'<g><title>{tip}</title><line x1="{cx:.1f}" y1="{py(p.low):.1f}" x2="{cx:.1f}" '
+            f'y2="{py(p.high):.1f}" stroke="{colour(i)}" stroke-width="1.5"/>{ring}'
+            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="5" fill="{colour(i)}"/>'
+            f'<text x="{lx:.1f}" y="{ly:.1f}">{escape(_short(p.label, 24))}</text></g>'
+        )
     return _svg(height, body, title)

@@ -15,7 +15,14 @@ from typing import Any
 
 from markupsafe import Markup
 
-from localagentbench.records import TrialRecord
+from localagentbench.records import (
+    PriceTable,
+    TrialAudit,
+    TrialCost,
+    TrialRecord,
+    trial_audit,
+    trial_cost,
+)
 from localagentbench.report._diff import colour_diff, read_capped
 
 __all__ = ["GatewayRow", "TextFile", "TrialPage", "trial_page"]
@@ -51,6 +58,16 @@ class GatewayRow:
     source: str
     error: str
     side: str
+    cached_tokens: Any = None
+    tool_calls: str = ""
+    """The tool names the model called in this reply, in order."""
+
+
+def _called(response: Any) -> str:
+    calls = response.get("tool_calls") if isinstance(response, dict) else None
+    if not isinstance(calls, list):
+        return ""
+    return ", ".join(str(c.get("name")) for c in calls if isinstance(c, dict))
 
 
 @dataclass
@@ -74,6 +91,10 @@ class TrialPage:
     gateway_omitted: int = 0
     no_change: bool = False
     """The agent changed nothing but adding tests (records before the field: an empty patch)."""
+    audit: TrialAudit | None = None
+    """The tool-use audit (`records.trial_audit`)."""
+    cost: TrialCost | None = None
+    """The price table's cost of the trial (`records.trial_cost`)."""
 
 
 def _text(path: Path | None, name: str) -> TextFile:
@@ -116,6 +137,8 @@ def _gateway(path: Path | None) -> tuple[list[GatewayRow], int]:
                     source=str(usage.get("source") or ""),
                     error=str(item.get("error") or ""),
                     side=str(item.get("side") or ""),
+                    cached_tokens=usage.get("cached"),
+                    tool_calls=_called(item.get("response")),
                 )
             )
     return rows, omitted
@@ -158,7 +181,12 @@ def _trajectory(path: Path | None) -> tuple[list[Step], int, str | None]:
     return steps, max(0, len(items) - TRAJECTORY_STEPS), None
 
 
-def trial_page(record: TrialRecord, folder: Path | None, prompt: str | None) -> TrialPage:
+def trial_page(
+    record: TrialRecord,
+    folder: Path | None,
+    prompt: str | None,
+    prices: PriceTable | None = None,
+) -> TrialPage:
     """Everything the trial's page shows."""
 
     def at(name: str) -> Path | None:
@@ -186,4 +214,6 @@ def trial_page(record: TrialRecord, folder: Path | None, prompt: str | None) -> 
         gateway=gateway,
         gateway_omitted=gateway_omitted,
         no_change=record.no_change if record.no_change is not None else record.patch_bytes == 0,
+        audit=trial_audit(record),
+        cost=trial_cost(record, prices),
     )

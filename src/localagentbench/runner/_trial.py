@@ -8,6 +8,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from localagentbench._io import atomic_write_bytes, atomic_write_text
 from localagentbench._proc import Cancelled
@@ -282,6 +283,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         gateway=traffic,
         leftover_processes=outcome.leftover_processes if outcome else None,
         network_attempts=outcome.network_attempts if outcome else None,
+        agent_cost_usd=_agent_cost(outcome.trajectory if outcome else None),
         tamper=tamper,
         grading_isolation=verdict.isolation,
         not_transferred=verdict.not_transferred,
@@ -344,11 +346,19 @@ def _tamper(task: Task, pristine: Pristine, work: Path, scratch: Path) -> Tamper
     return tamper_report(scratch, work, protected)
 
 
+def _agent_cost(trajectory: dict[str, Any] | None) -> float | None:
+    """The cost the agent printed itself (its trajectory's ``tokens.cost``), else None."""
+    tokens = (trajectory or {}).get("tokens") or {}
+    cost = tokens.get("cost") if isinstance(tokens, dict) else None
+    return float(cost) if isinstance(cost, int | float) else None
+
+
 def _tokens(traffic: TrialStats | None, uses_model: bool) -> Tokens:
     if traffic is not None:
         return Tokens(
             input=traffic.input_tokens,
             output=traffic.output_tokens,
+            cached=traffic.cached_input_tokens,
             source="gateway",
             counting=traffic.token_source,
         )

@@ -18,11 +18,14 @@ reasoning is collected in ``docs/METHODOLOGY.md`` ("Statistics").
 - pairwise preferences: ``win_rate``, ``bradley_terry``
 - planning a run: ``minimum_detectable_effect``, ``detectable_effect_floor``,
   ``tasks_to_detect``, ``effective_trials``, ``least_favourable_base_rate``
+- spending: ``token_cost``, ``per_success`` (per solved task, bootstrap over tasks),
+  ``non_dominated`` (the cost/correctness frontier)
 """
 
 from ._agreement import cohens_kappa
 from ._clustered import SingleClusterWarning, bootstrap_ci, clustered_se, fraction_interval
 from ._composite import CompositeParts, composite_parts, composite_score
+from ._cost import PerSuccess, non_dominated, per_success, token_cost
 from ._intervals import median_interval, wilson_bounds, wilson_interval
 from ._paired import (
     McNemarResult,
@@ -49,6 +52,7 @@ __all__ = [
     "CompositeParts",
     "McNemarResult",
     "PairedInterval",
+    "PerSuccess",
     "SingleClusterWarning",
     "bootstrap_ci",
     "bradley_terry",
@@ -66,12 +70,15 @@ __all__ = [
     "median_interval",
     "min_paired_tasks",
     "minimum_detectable_effect",
+    "non_dominated",
     "paired_difference",
     "paired_interval",
     "pass_at_k",
     "pass_hat_k",
+    "per_success",
     "stability",
     "tasks_to_detect",
+    "token_cost",
     "wilson_bounds",
     "wilson_interval",
     "win_rate",
