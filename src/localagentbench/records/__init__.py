@@ -12,6 +12,7 @@ from localagentbench.records._models import (
     TrialRecord,
     UnrunnableTask,
 )
+from localagentbench.records._parts import CapKind, CapStop
 from localagentbench.records._read import load_run, load_runs
 from localagentbench.records._rundir import RunDir, new_run_id, utc_now
 from localagentbench.records._summary import (
@@ -29,6 +30,8 @@ __all__ = [
     "QUALITY_NOTE",
     "RECORD_VERSION",
     "SUMMARY_VERSION",
+    "CapKind",
+    "CapStop",
     "CellSummary",
     "Comparison",
     "Composite",

@@ -27,7 +27,8 @@ def backfill_record_v1(data: dict[str, Any]) -> dict[str, Any]:
     """Fill fields a version-1 record gained after its first runs, from what it already holds.
 
     ``tokens.counting`` and ``requests`` come from the gateway's figures when the record has
-    them; a check's ``status`` from its ``passed``.
+    them; a check's ``status`` from its ``passed``; a cap_hit record's ``cap`` says
+    max_requests, the only cap there was, which the agent met on its own.
     """
     gateway = data.get("gateway")
     if isinstance(gateway, dict):
@@ -36,6 +37,9 @@ def backfill_record_v1(data: dict[str, Any]) -> dict[str, Any]:
             tokens["counting"] = gateway.get("token_source")
         if data.get("requests") is None and "requests" in gateway:
             data["requests"] = gateway["requests"]
+    if data.get("status") == "cap_hit" and data.get("cap") is None:
+        detail = data.get("error") or ""
+        data["cap"] = {"cap": "max_requests", "detail": detail, "ended_by": "agent"}
     for check in data.get("checks") or []:
         if isinstance(check, dict) and check.get("status") is None and "passed" in check:
             check["status"] = "passed" if check["passed"] else "failed"

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from localagentbench.records._migrations import upgrade
 from localagentbench.records._parts import (
     AgentTests,
+    CapStop,
     CheckResult,
     CommandsResult,
     CorrectnessBasis,
@@ -131,6 +132,9 @@ class TrialRecord(BaseModel):
     not_transferred: list[str] = Field(default_factory=list)
     """Workspace entries left out of the graded copy, as ``path: reason`` (links that are
     absolute or lead out of the workspace, special files)."""
+    cap: CapStop | None = None
+    """For cap_hit: which cap ended the trial, whether the harness ended the agent, and the
+    time that saved; None otherwise."""
 
     @model_validator(mode="before")
     @classmethod
@@ -151,6 +155,10 @@ class Incident(BaseModel):
         "resumed",
         "disk_low",
         "regrade",
+        "quota_wait",
+        "endpoint_down",
+        "endpoint_reproved",
+        "lane_stopped",
     ]
     trial_id: str | None = None
     detail: str

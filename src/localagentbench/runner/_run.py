@@ -23,12 +23,20 @@ from localagentbench.records import (
 )
 from localagentbench.runner._config import Configuration, with_model
 from localagentbench.runner._executor import Executor, LocalExecutor
+from localagentbench.runner._lanes import LaneGate, LaneView
 from localagentbench.runner._progress import ProgressSink, SilentProgress
 from localagentbench.runner._provenance import harness_info, host_info, model_info
 from localagentbench.runner._scheduler import Scheduler
-from localagentbench.runner._setup import build_agents, gateway_for, hook, locked, provenance
+from localagentbench.runner._setup import (
+    build_agents,
+    gateway_for,
+    hook,
+    locked,
+    provenance,
+    reprove,
+)
 from localagentbench.runner._toolchain import describe_unrunnable, prove_toolchains
-from localagentbench.runner._trial import RateGate, TrialEnv, TrialPlan, run_trial
+from localagentbench.runner._trial import TrialEnv, TrialPlan, run_trial
 from localagentbench.sandbox import isolation_level, select
 from localagentbench.tasks import Task, load_tasks
 from localagentbench.workspace import PristineStore, make_scratch_root
@@ -59,6 +67,9 @@ class RunOptions:
     """Refuse to run (before any trial) when some selected task cannot run on this machine,
     instead of skipping it as unrunnable."""
     argv: list[str] = field(default_factory=list)
+    max_quota_wait_s: float | None = None
+    """Total seconds a lane may wait for quota resets; past it the lane stops and its trials
+    are left for --resume (None: no cap)."""
 
 
 @dataclass
@@ -280,7 +291,12 @@ def execute(
             if joined or info.unrunnable != unrunnable:
                 update = {"unrunnable": unrunnable, "tasks": [*info.tasks, *joined]}
                 run_dir.write_info(info.model_copy(update=update))
-        gate = RateGate()
+        gate = LaneGate(
+            max_quota_wait_s=options.max_quota_wait_s,
+            reprove=reprove,
+            log=run_dir.log_incident,
+            view=progress if isinstance(progress, LaneView) else None,
+        )
         with (
             gateway_for(options.configurations, agents, gate, run_dir.path) as gateway,
             _scratch_root(options, tasks) as scratch,
@@ -297,7 +313,7 @@ def execute(
                 keep_workdir=options.keep_workdir,
                 guard_lock=threading.Lock(),
                 gateway=gateway,
-                rate_gate=gate,
+                lanes=gate,
                 sandbox=sandbox,
                 hide=(
                     options.tasks_dir.resolve(),
