@@ -79,6 +79,8 @@ class ProcessResult:
     """Descendants still running after the command ended, killed by the sweep."""
     start_error: str | None = None
     """Why the command could not start (missing binary, bad cwd), else None."""
+    stopped: bool = False
+    """Ended early because its ``stop`` event was set (TERM, grace, KILL); not a timeout."""
 
     @property
     def ok(self) -> bool:
@@ -110,9 +112,13 @@ def _become_subreaper() -> None:
 
 
 def _wait(
-    proc: subprocess.Popen[bytes], deadline: float | None, cancel: threading.Event | None
+    proc: subprocess.Popen[bytes],
+    deadline: float | None,
+    cancel: threading.Event | None,
+    stop: threading.Event | None = None,
 ) -> str:
-    """Wait for ``proc`` to exit, the deadline or ``cancel``: "exited", "timeout" or "cancelled".
+    """Wait for ``proc`` to exit, the deadline, ``cancel`` or ``stop``: "exited", "timeout",
+    "cancelled" or "stopped".
 
     A pidfd makes the wait wake the moment the child exits (Popen's own timed wait
     polls with growing sleeps, which adds tens of milliseconds to short commands);
@@ -126,6 +132,8 @@ def _wait(
         while proc.poll() is None:
             if cancel is not None and cancel.is_set():
                 return "cancelled"
+            if stop is not None and stop.is_set():
+                return "stopped"
             now = time.monotonic()
             if deadline is not None and now >= deadline:
                 return "timeout"
@@ -197,13 +205,16 @@ def run_process(
     output_cap: int = DEFAULT_OUTPUT_CAP,
     stdin: bytes | None = None,
     cancel: threading.Event | None = None,
+    stop: threading.Event | None = None,
 ) -> ProcessResult:
     """Run ``argv`` to completion or timeout; never raises for the child's behaviour.
 
     ``env`` is the child's whole environment (None inherits ours). The result's
     ``stdout``/``stderr`` are capped at ``output_cap`` bytes each. Setting
     ``cancel`` (from another thread, e.g. on Ctrl-C) ends the command like a
-    timeout and raises :class:`Cancelled` after the tree is down.
+    timeout and raises :class:`Cancelled` after the tree is down. Setting ``stop``
+    ends it the same way (TERM, ``grace_s``, KILL) but returns its result, marked
+    ``stopped``: what it did so far is kept (the runner's early stop at a cap).
     """
     _become_subreaper()
     tag = secrets.token_hex(8)
@@ -239,16 +250,17 @@ def run_process(
                 truncated=False,
                 start_error=f"{type(e).__name__}: {e}",
             )
-        timed_out = cancelled = False
+        timed_out = cancelled = stopped = False
         try:
             if stdin is not None and proc.stdin is not None:
                 with contextlib.suppress(BrokenPipeError):
                     proc.stdin.write(stdin)
                 proc.stdin.close()
             deadline = None if timeout_s is None else start + timeout_s
-            ended = _wait(proc, deadline, cancel)
+            ended = _wait(proc, deadline, cancel, stop)
             timed_out, cancelled = ended == "timeout", ended == "cancelled"
-            if timed_out or cancelled:
+            stopped = ended == "stopped"
+            if timed_out or cancelled or stopped:
                 _signal_group(proc.pid, signal.SIGTERM)
                 try:
                     proc.wait(timeout=0 if cancelled else grace_s)
@@ -280,6 +292,7 @@ def run_process(
         stderr_bytes=stderr_size,
         truncated=cut_out or cut_err,
         escaped_killed=escaped,
+        stopped=stopped,
     )
 
 

@@ -113,3 +113,25 @@ def test_cancel_stops_the_tree_and_raises():
     with pytest.raises(Cancelled):
         run_process(["sleep", "100"], timeout_s=100, cancel=cancel)
     assert time.monotonic() - start < 5
+
+
+IGNORES_TERM = """\
+import signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+print("working", flush=True)
+time.sleep(100)
+"""
+
+
+def test_stop_ends_the_tree_term_grace_kill_and_keeps_the_result():
+    """The runner's early stop at a cap: a child that ignores TERM is killed after the
+    grace period, and what it printed is returned, not lost to an exception."""
+    stop = threading.Event()
+    threading.Timer(0.5, stop.set).start()
+    result = run_process(
+        [sys.executable, "-c", IGNORES_TERM], timeout_s=100, grace_s=0.5, stop=stop
+    )
+    assert result.stopped
+    assert not result.timed_out
+    assert result.exit_code == -9  # TERM ignored: KILL after the grace
+    assert result.stdout == "working\n"

@@ -67,6 +67,17 @@ def test_backfill_derives_missing_v1_fields_from_what_the_record_holds() -> None
     assert filled["checks"][0]["status"] == "failed"
 
 
+def test_a_cap_hit_record_from_before_caps_were_named_reads_as_max_requests() -> None:
+    data = json.loads((FIXTURES / "record-v1-first.json").read_text())
+    data.update(status="cap_hit", error="max_requests reached (3 requests)")
+    completed = {**data, "status": "completed"}
+    record = TrialRecord.model_validate(data)
+    assert record.cap is not None
+    assert (record.cap.cap, record.cap.ended_by) == ("max_requests", "agent")
+    assert record.cap.saved_s is None  # not measured then
+    assert TrialRecord.model_validate(completed).cap is None
+
+
 def test_summary_v1_loads_as_it_is_and_a_newer_one_is_refused() -> None:
     data = json.loads((GOLDEN / "summary-v1.json").read_text())
     assert upgrade("summary", dict(data), 2)["version"] == 1

@@ -177,7 +177,11 @@ def test_rate_limit_that_fails_a_trial_is_an_infra_error_rerun_after_the_wait(ma
     first = RunDir(tmp_path / "run").path / "reruns" / f"{record.trial_id}-1" / "record.json"
     earlier = json.loads(first.read_text())
     gap = _seconds(record.started_at) - _seconds(earlier["finished_at"])
-    assert "new trials wait 1s" in (record.error or "")  # the scripted 429's retry-after
+    assert "lane default waits 1s" in (record.error or "")  # the scripted 429's retry-after
+    # one wait for the 429 of the run's proof, one for the trial's, before its rerun
+    *_, wait = [i for i in result.run_dir.incidents() if i.kind == "quota_wait"]
+    assert wait.data["lane"] == "default"
+    assert wait.data["reply"]["status"] == 429
     assert gap >= 0  # second-resolution stamps: the 1 s wait starts just before finished_at
     assert result.summary.configurations[config.id].trials == 0
 
@@ -186,3 +190,49 @@ def _seconds(stamp: str) -> float:
     import datetime as dt
 
     return dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+ENDLESS = """\
+import json, os, time, urllib.request, urllib.error
+body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "go"}]}).encode()
+turn = 0
+while True:  # never stops, whatever the gateway answers
+    turn += 1
+    same = os.environ.get("SAME") == "1"
+    data = body if same else body.replace(b"go", f"go {turn}".encode())
+    req = urllib.request.Request(os.environ["LAB_BASE_URL"] + "/chat/completions", data=data,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        urllib.request.urlopen(req, timeout=30).read()
+    except urllib.error.HTTPError:
+        pass
+    time.sleep(0.05)
+"""
+
+
+@pytest.mark.parametrize(
+    ("cap", "task_fields", "same"),
+    [("max_tokens", {"max_tokens": 250}, "0"), ("loop", {}, "1")],
+)
+def test_an_agent_that_never_stops_is_ended_at_its_cap(make_task, tmp_path, cap, task_fields, same):
+    """A token cap or a detected loop ends the agent (TERM, grace, KILL), not its timeout;
+    what it left is graded and the record says which cap and the time saved."""
+    check = [sys.executable, "-c", "from calc import add; assert add(2, 2) == 4"]
+    make_task(heldout=False, timeout_s=300, oracle={"command": check}, **task_fields)
+    agent = tmp_path / "endless.py"
+    agent.write_text(f"#!{sys.executable}\n" + ENDLESS)
+    agent.chmod(0o755)
+    config = configuration_from_cli(
+        "command", _scripted(tmp_path), agent_cmd=f"env SAME={same} {agent}"
+    )
+    options = RunOptions(
+        tasks_dir=tmp_path / "suite", configurations=[config], out=tmp_path / "run", sandbox="none"
+    )
+    [record] = execute(options).run_dir.records()
+    assert record.status == "cap_hit"
+    assert record.cap is not None
+    assert record.cap.cap == cap
+    assert record.cap.ended_by == "harness"
+    assert record.cap.saved_s is not None
+    assert record.cap.saved_s > 150
+    assert record.visible.exit_codes  # graded as usual

@@ -280,6 +280,7 @@ class CliAgent(BaseAgent):
             timeout_s=ctx.timeout_s,
             stdin=invocation.stdin,
             cancel=ctx.cancel,
+            stop=ctx.stop,
         )
         result = run.result
         try:

@@ -135,7 +135,9 @@ class CommandAgent(BaseAgent):
             max_processes=self.settings.max_processes,
             max_file_mb=self.settings.max_file_mb,
         )
-        run = run_jailed(ctx.sandbox, argv, spec, timeout_s=ctx.timeout_s, cancel=ctx.cancel)
+        run = run_jailed(
+            ctx.sandbox, argv, spec, timeout_s=ctx.timeout_s, cancel=ctx.cancel, stop=ctx.stop
+        )
         answer = None
         if answer_file.is_file():
             answer = cap_answer(answer_file.read_text(encoding="utf-8", errors="replace"))

@@ -55,6 +55,7 @@ class MockAgent(BaseAgent):
                 cwd=ctx.workspace,
                 timeout_s=ctx.timeout_s,
                 cancel=ctx.cancel,
+                stop=ctx.stop,
             )
             return AgentOutcome.from_process(result, final_answer=None)
         if behavior == "solve":

@@ -40,6 +40,9 @@ class AgentContext:
     """Paths the agent must never see even if a read-only mount would show them."""
     cancel: threading.Event = field(default_factory=threading.Event)
     """Set on Ctrl-C: adapters pass it to run_process."""
+    stop: threading.Event = field(default_factory=threading.Event)
+    """Set by the runner when the gateway hits a cap (requests, tokens, a loop): adapters
+    pass it to run_jailed, which ends the agent (TERM, grace, KILL) and keeps what it did."""
 
     @property
     def prompt(self) -> str:
@@ -73,6 +76,8 @@ class AgentOutcome:
     """Processes the agent left running when it exited (all killed); None if unknown."""
     network_attempts: int | None = None
     """Connections tried other than to the gateway (all failed); None if unknown."""
+    stopped: bool = False
+    """The harness ended the agent early (its ``stop`` event), not its timeout."""
 
     @classmethod
     def from_process(
@@ -99,6 +104,7 @@ class AgentOutcome:
             isolation=isolation,
             leftover_processes=leftover_processes,
             network_attempts=network_attempts,
+            stopped=result.stopped,
         )
 
 

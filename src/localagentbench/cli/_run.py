@@ -260,6 +260,16 @@ def run(
         ),
     ] = None,
     prices: PricesOpt = None,
+    max_quota_wait: Annotated[
+        float | None,
+        typer.Option(
+            "--max-quota-wait",
+            metavar="SECONDS",
+            min=0,
+            help="Total wait a lane may spend on quota resets; past it the lane stops and "
+            "its trials are left for --resume (default: wait as long as the backend says).",
+        ),
+    ] = None,
 ) -> None:
     """Run every selected task with each configuration, grade, record and summarise.
 
@@ -293,10 +303,14 @@ def run(
     restarted = False
     if resume is not None and not flags.given():
         options = resume_options(
-            resume, keep_workdir=keep_workdir or None, workdir_root=workdir_root
+            resume,
+            keep_workdir=keep_workdir or None,
+            workdir_root=workdir_root,
+            max_quota_wait_s=max_quota_wait,
         )
     elif resume is not None:
         options = _restart(resume, flags, keep_workdir=keep_workdir, workdir_root=workdir_root)
+        options.max_quota_wait_s = max_quota_wait
         restarted = True
     else:
         configurations, lanes = flags.configurations()
@@ -315,6 +329,7 @@ def run(
             sandbox=sandbox,
             require_all=require_all,
             argv=sys.argv[1:],
+            max_quota_wait_s=max_quota_wait,
         )
     options.executor = "dask" if executor == "dask" else "local"
     options.scheduler = scheduler

@@ -21,7 +21,13 @@ from localagentbench.gateway._canonical import (
 )
 from localagentbench.gateway._errors import BackendHTTPError
 from localagentbench.gateway._exchange import dumps
-from localagentbench.gateway._upstream import is_rate_limited, raise_for_status, setting, sse_data
+from localagentbench.gateway._upstream import (
+    is_rate_limited,
+    raise_for_status,
+    retry_after_s,
+    setting,
+    sse_data,
+)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -162,7 +168,11 @@ def _stream_error(error: Any, endpoint: str) -> BackendHTTPError:
     code = error.get("code") if isinstance(error, dict) else None
     status = code if isinstance(code, int) and 400 <= code < 600 else 500
     return BackendHTTPError(
-        status, message, endpoint=endpoint, rate_limited=is_rate_limited(status, message)
+        status,
+        message,
+        endpoint=endpoint,
+        rate_limited=is_rate_limited(status, message),
+        retry_after_s=retry_after_s({}, message),
     )
 
 

@@ -29,7 +29,7 @@ from localagentbench.gateway._script import (
     expand_workspace,
     load_script,
 )
-from localagentbench.gateway._upstream import is_rate_limited
+from localagentbench.gateway._upstream import is_rate_limited, retry_after_s
 
 
 def sample_json(schema: Any, text: str) -> Any:
@@ -145,7 +145,11 @@ class ScriptedBackend:
                 step.error.status,
                 step.error.message,
                 endpoint=self.endpoint,
-                retry_after_s=step.error.retry_after_s,
+                retry_after_s=(
+                    step.error.retry_after_s
+                    if step.error.retry_after_s is not None
+                    else retry_after_s({}, step.error.message)
+                ),
                 rate_limited=is_rate_limited(step.error.status, step.error.message),
                 scripted=True,
             )

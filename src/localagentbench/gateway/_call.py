@@ -127,6 +127,8 @@ async def serve_call(
                 headers["retry-after-ms"] = str(round(max(0.0, e.retry_after_s) * 1000))
         # the backend refusing the gateway's own key is not the agent's auth problem: an
         # agent shown 401 may start a login flow instead of reporting the failure
+        if e.status >= 500 and not e.rate_limited:
+            trial.endpoint_failed()
         refused_key = e.status in {401, 403} and not (e.rate_limited or e.scripted)
         status = 502 if refused_key else e.status
         record(status, None, str(e))
@@ -142,6 +144,7 @@ async def serve_call(
         return error_response(front, 409, str(e), "cassette_diverged", NO_RETRY)
     except (TimeoutError, aiohttp.ClientError, OSError) as e:
         message = f"backend {trial.backend.endpoint} unreachable: {e!r}"
+        trial.endpoint_failed()
         record(502, None, message)
         return error_response(front, 502, message, "backend_unreachable")
     except Exception as e:  # the edge: any backend fault becomes a recorded 502, never a crash

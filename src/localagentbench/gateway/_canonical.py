@@ -161,6 +161,12 @@ class Reply:
             self.usage = event.usage
             self.repaired = event.repaired
 
+    @property
+    def empty(self) -> bool:
+        """Nothing came back: no text, no reasoning, no tool call (a server that died
+        mid-answer, or one that answers before its model is loaded)."""
+        return not (self.text or self.reasoning or self.tool_calls)
+
     def as_record(self) -> dict[str, Any]:
         """JSON-ready form for gateway.jsonl."""
         record: dict[str, Any] = {

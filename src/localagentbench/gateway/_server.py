@@ -204,12 +204,16 @@ class Gateway:
         workspace: Path,
         log_path: Path,
         max_requests: int | None = None,
+        max_tokens: int | None = None,
         loop_threshold: int = 5,
         cassette_path: Path | None = None,
         notify: Callable[[TrialSignal], None] | None = None,
         tool_call_repair: bool = False,
     ) -> TrialRoute:
         """Register a trial: its model backend, caps and recording file; returns its URLs.
+
+        `max_requests` caps the model requests admitted, `max_tokens` the prompt plus
+        completion tokens spent; past either, requests are refused (429, never retried).
 
         `log_path` receives gateway.jsonl; `cassette_path`, when given, receives the
         trial's main-loop traffic as a cassette on `close_trial` (for `replay/<path>`).
@@ -231,6 +235,7 @@ class Gateway:
             log_path=log_path,
             backend=RepairingBackend(backend) if tool_call_repair else backend,
             max_requests=max_requests,
+            max_tokens=max_tokens,
             loop_threshold=loop_threshold,
             cassette_path=cassette_path,
             notify=notify,

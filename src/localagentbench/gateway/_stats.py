@@ -11,6 +11,9 @@ from pydantic import BaseModel, Field
 
 TokenSource = Literal["gateway-backend", "gateway-counted", "gateway-mixed", "none"]
 
+CapName = Literal["max_requests", "max_tokens"]
+"""The per-trial caps the gateway enforces."""
+
 
 class RateLimitEvent(BaseModel):
     """A backend refused a request for rate or quota reasons."""
@@ -38,6 +41,10 @@ class TrialSignal(BaseModel):
     """One line for logs."""
     retry_after_s: float | None = None
     """For rate_limited: the delay the backend asked for, if any."""
+    cap: CapName | None = None
+    """For cap_hit: which cap was reached."""
+    status: int | None = None
+    """For rate_limited: the HTTP status the backend answered."""
 
 
 class TrialStats(BaseModel):
@@ -85,11 +92,17 @@ class TrialStats(BaseModel):
     errors: int = 0
     """Requests that ended in an error (backend errors, refusals, bad requests)."""
     cap_hit: bool = False
-    """A request was refused because `max_requests` was reached."""
+    """A request was refused because `max_requests` or `max_tokens` was reached."""
     loop_detected: bool = False
     """The same request arrived `loop_threshold` times in a row."""
     rate_limited: list[RateLimitEvent] = Field(default_factory=list)
     """Rate-limit or quota refusals from the backend, in order."""
+    cap: CapName | None = None
+    """Which cap refused first; None when none did (and in figures from before caps were
+    named, where `cap_hit` always meant max_requests)."""
+    endpoint_failures: int = 0
+    """Requests the endpoint did not answer: connection refused or reset, timeout, a 5xx
+    that is not a rate limit, or an empty completion (no text, no tool call)."""
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:

@@ -18,7 +18,13 @@ from localagentbench.gateway._canonical import ChatRequest, Reply
 from localagentbench.gateway._cassette import CassetteRecorder
 from localagentbench.gateway._errors import BackendHTTPError
 from localagentbench.gateway._side import side_reason
-from localagentbench.gateway._stats import RateLimitEvent, TrialSignal, TrialStats, percentile
+from localagentbench.gateway._stats import (
+    CapName,
+    RateLimitEvent,
+    TrialSignal,
+    TrialStats,
+    percentile,
+)
 
 
 @dataclass(slots=True)
@@ -66,6 +72,7 @@ class Trial:
         backend: Backend,
         max_requests: int | None,
         loop_threshold: int,
+        max_tokens: int | None = None,
         cassette_path: Path | None = None,
         notify: Callable[[TrialSignal], None] | None = None,
     ) -> None:
@@ -74,6 +81,7 @@ class Trial:
         self.workspace = str(workspace.resolve())
         self.backend = backend
         self.max_requests = max_requests
+        self.max_tokens = max_tokens
         self.loop_threshold = loop_threshold
         self.notify = notify
         self._lock = threading.Lock()
@@ -117,15 +125,15 @@ class Trial:
                 )
             self._seq += 1
             refused = None
-            if self.max_requests is not None and stats.requests >= self.max_requests:
-                refused = (
-                    f"LocalAgentBench request cap reached: this trial may make at most "
-                    f"{self.max_requests} model requests (max_requests); the trial ends as cap_hit"
-                )
+            cap = self._cap_reached(stats)
+            if cap is not None:
+                name, refused = cap
                 if not stats.cap_hit:
-                    signals.append(
-                        TrialSignal(trial_id=self.trial_id, kind="cap_hit", detail=refused)
+                    stats.cap = name
+                    signal = TrialSignal(
+                        trial_id=self.trial_id, kind="cap_hit", detail=refused, cap=name
                     )
+                    signals.append(signal)
                 stats.cap_hit = True
                 stats.refused += 1
             else:
@@ -137,6 +145,21 @@ class Trial:
             self._send(signal)
         return admission
 
+    def _cap_reached(self, stats: TrialStats) -> tuple[CapName, str] | None:
+        """The cap this trial has reached, and the refusal text; None while under both."""
+        if self.max_requests is not None and stats.requests >= self.max_requests:
+            return "max_requests", (
+                f"LocalAgentBench request cap reached: this trial may make at most "
+                f"{self.max_requests} model requests (max_requests); the trial ends as cap_hit"
+            )
+        spent = stats.input_tokens + stats.output_tokens
+        if self.max_tokens is not None and spent >= self.max_tokens:
+            return "max_tokens", (
+                f"LocalAgentBench token cap reached: this trial spent {spent} of its "
+                f"{self.max_tokens} model tokens (max_tokens); the trial ends as cap_hit"
+            )
+        return None
+
     def _send(self, signal: TrialSignal) -> None:
         """Call the runner's `notify` (never under the lock; its errors are logged)."""
         if self.notify is None:
@@ -145,6 +168,11 @@ class Trial:
             self.notify(signal)
         except Exception:
             logging.getLogger(__name__).exception("notify failed for %s", signal.kind)
+
+    def endpoint_failed(self) -> None:
+        """Note a request the endpoint did not answer (unreachable, timeout, 5xx)."""
+        with self._lock:
+            self._stats.endpoint_failures += 1
 
     def rate_limited(self, error: BackendHTTPError) -> None:
         """Note a rate-limit refusal from the backend."""
@@ -164,6 +192,7 @@ class Trial:
                 kind="rate_limited",
                 detail=detail,
                 retry_after_s=event.retry_after_s,
+                status=event.status,
             )
         )
 
@@ -213,6 +242,11 @@ class Trial:
             stats = self._stats
             if error is not None or status >= 400:
                 stats.errors += 1
+                if admission.fingerprint == self._last_fp:
+                    # a retry of a request the backend failed is no loop of the model's
+                    self._last_fp, self._repeats = None, 0
+            elif reply is not None and reply.empty:
+                stats.endpoint_failures += 1
             if reply is not None and error is None:
                 stats.input_tokens += input_tokens
                 stats.output_tokens += output_tokens

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from collections.abc import AsyncIterator, Mapping
-from email.utils import parsedate_to_datetime
 
 import aiohttp
 
 from localagentbench.gateway._errors import BackendHTTPError
+from localagentbench.gateway._quota import reset_after_s
 
 QUOTA_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
     re.compile(p, re.IGNORECASE)
@@ -23,6 +22,7 @@ QUOTA_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
         r"overloaded",
         r"credit balance",
         r"billing",
+        r"usage limit",
     )
 )
 """Error texts that mark a refusal as a rate or quota limit whatever the status."""
@@ -43,44 +43,12 @@ def setting(*names: str, default: str = "") -> str:
     return default
 
 
-def _duration_s(text: str) -> float | None:
-    """Parse '1.5', '20ms', '6m0s', '1h2m3s' into seconds."""
-    text = text.strip()
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    parts = re.findall(r"([\d.]+)(ms|h|m|s)", text)
-    if not parts or "".join(a + b for a, b in parts) != text:
-        return None
-    scale = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
-    return sum(float(amount) * scale[unit] for amount, unit in parts)
-
-
-def retry_after_s(headers: Mapping[str, str]) -> float | None:
-    """The delay a refusal asks for: Retry-After (seconds or HTTP date), retry-after-ms,
-    or the OpenAI/Anthropic rate-limit reset headers."""
-    value = headers.get("retry-after-ms")
-    if value:
-        seconds = _duration_s(value)
-        if seconds is not None:
-            return seconds / 1000.0
-    value = headers.get("retry-after")
-    if value:
-        seconds = _duration_s(value)
-        if seconds is not None:
-            return seconds
-        try:
-            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
-        except (TypeError, ValueError):
-            pass
-    for name in ("x-ratelimit-reset-requests", "x-ratelimit-reset-tokens"):
-        value = headers.get(name)
-        if value:
-            seconds = _duration_s(value)
-            if seconds is not None:
-                return seconds
-    return None
+def retry_after_s(headers: Mapping[str, str], body: str = "") -> float | None:
+    """The delay a refusal asks for, from its headers (Retry-After, retry-after-ms, the
+    OpenAI/Anthropic rate-limit reset headers) or its error body ("resets at T", "try again
+    in 20s"): the signatures of `QUOTA_SIGNATURES`."""
+    reset = reset_after_s(headers, body)
+    return None if reset is None else reset.after_s
 
 
 def is_rate_limited(status: int, text: str) -> bool:
@@ -99,7 +67,7 @@ async def raise_for_status(response: aiohttp.ClientResponse, endpoint: str) -> N
         response.status,
         text or response.reason or "",
         endpoint=endpoint,
-        retry_after_s=retry_after_s(response.headers),
+        retry_after_s=retry_after_s(response.headers, text),
         rate_limited=is_rate_limited(response.status, text),
     )
 

@@ -13,6 +13,7 @@ from localagentbench.records._models import (
     TrialRecord,
     UnrunnableTask,
 )
+from localagentbench.records._parts import CapKind, CapStop
 from localagentbench.records._pilot import (
     Pilot,
     estimate_wall_s,
@@ -79,6 +80,8 @@ __all__ = [
     "RECORD_VERSION",
     "SUMMARY_VERSION",
     "Assumptions",
+    "CapKind",
+    "CapStop",
     "CellSummary",
     "Comparison",
     "Composite",

@@ -27,9 +27,11 @@ def backfill_record_v1(data: dict[str, Any]) -> dict[str, Any]:
     """Fill fields a version-1 record gained after its first runs, from what it already holds.
 
     ``tokens.counting``, ``tokens.cached`` and ``requests`` come from the gateway's figures
-    when the record has them; a check's ``status`` from its ``passed``. Fields added later
-    with a None default (``gateway.tool_requests``, ``gateway.prompt_max_tokens``,
-    ``agent_cost_usd``) stay None in older records: "not recorded", never zero.
+    when the record has them; a check's ``status`` from its ``passed``; a cap_hit record's
+    ``cap`` says max_requests, the only cap there was, which the agent met on its own.
+    Fields added later with a None default (``gateway.tool_requests``,
+    ``gateway.prompt_max_tokens``, ``agent_cost_usd``) stay None in older records: "not
+    recorded", never zero.
     """
     gateway = data.get("gateway")
     if isinstance(gateway, dict):
@@ -40,6 +42,9 @@ def backfill_record_v1(data: dict[str, Any]) -> dict[str, Any]:
             data["requests"] = gateway["requests"]
         if isinstance(tokens, dict) and tokens.get("cached") is None:
             tokens["cached"] = gateway.get("cached_input_tokens")
+    if data.get("status") == "cap_hit" and data.get("cap") is None:
+        detail = data.get("error") or ""
+        data["cap"] = {"cap": "max_requests", "detail": detail, "ended_by": "agent"}
     for check in data.get("checks") or []:
         if isinstance(check, dict) and check.get("status") is None and "passed" in check:
             check["status"] = "passed" if check["passed"] else "failed"

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from localagentbench.records._migrations import upgrade
 from localagentbench.records._parts import (
     AgentTests,
+    CapStop,
     CheckResult,
     CommandsResult,
     CorrectnessBasis,
@@ -140,6 +141,9 @@ class TrialRecord(BaseModel):
     worker: str | None = None
     """Where the trial ran under a distributed executor (``host (worker address)``); None
     for the local executor."""
+    cap: CapStop | None = None
+    """For cap_hit: which cap ended the trial, whether the harness ended the agent, and the
+    time that saved; None otherwise."""
 
     @model_validator(mode="before")
     @classmethod
@@ -163,6 +167,10 @@ class Incident(BaseModel):
         "judge",
         "judge_error",
         "worker_lost",
+        "quota_wait",
+        "endpoint_down",
+        "endpoint_reproved",
+        "lane_stopped",
     ]
     trial_id: str | None = None
     detail: str

@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
     "AgentTests",
+    "CapKind",
+    "CapStop",
     "CheckResult",
     "CheckStatus",
     "CommandsResult",
@@ -140,6 +142,33 @@ class GatewayStats(_Part):
     cap_hit: bool = False
     loop_detected: bool = False
     rate_limited: list[RateLimitEvent] = Field(default_factory=list)
+    cap: str | None = None
+    """max_requests | max_tokens: the cap that refused first; None when none did."""
+    endpoint_failures: int = 0
+    """Requests the endpoint did not answer (refused connection, timeout, 5xx, an empty
+    completion): the endpoint's fault, never the model's."""
+
+
+CapKind = Literal["max_requests", "max_tokens", "loop"]
+"""What ended a cap_hit trial: a gateway cap, or the loop detector."""
+
+
+class CapStop(_Part):
+    """How a cap_hit trial ended (``record.cap``): which cap, and the time it saved."""
+
+    cap: CapKind
+    """The cap reached first."""
+    detail: str = ""
+    """The gateway's one line about it."""
+    ended_by: Literal["harness", "agent"] = "agent"
+    """harness: the runner ended the agent at the cap (TERM, grace, KILL); agent: the agent
+    ended by itself before that."""
+    at_s: float | None = None
+    """Seconds into the agent's run when the cap was reached; None when not measured."""
+    stop_s: float | None = None
+    """Seconds from the cap to the agent being down (harness only)."""
+    saved_s: float | None = None
+    """The agent's timeout minus its wall time: at most this much waiting was saved."""
 
 
 class FileChange(_Part):

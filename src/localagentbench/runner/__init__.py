@@ -8,6 +8,7 @@ from localagentbench.runner._config import (
     resolve_command,
 )
 from localagentbench.runner._executor import Executor, LocalExecutor
+from localagentbench.runner._lanes import LaneClosed, LaneGate, LaneView
 from localagentbench.runner._pipeline import GradeShared, grade_trial
 from localagentbench.runner._progress import ProgressSink, RichProgress, SilentProgress
 from localagentbench.runner._regrade import (
@@ -24,17 +25,20 @@ from localagentbench.runner._run import (
     resume_options,
 )
 from localagentbench.runner._toolchain import describe_unrunnable, prove_toolchains
-from localagentbench.runner._trial import RateGate, TrialEnv, TrialPlan, run_trial, trial_id
+from localagentbench.runner._trial import TrialEnv, TrialPlan, run_trial, trial_id
+from localagentbench.runner._watch import TrialWatch
 
 __all__ = [
     "Configuration",
     "VERDICT_FIELDS",
     "Executor",
     "GradeShared",
+    "LaneClosed",
+    "LaneGate",
+    "LaneView",
     "LocalExecutor",
     "Matrix",
     "ProgressSink",
-    "RateGate",
     "RegradeResult",
     "RichProgress",
     "RunOptions",
@@ -42,6 +46,7 @@ __all__ = [
     "SilentProgress",
     "TrialEnv",
     "TrialPlan",
+    "TrialWatch",
     "configuration_from_cli",
     "describe_unrunnable",
     "execute",

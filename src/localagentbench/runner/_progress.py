@@ -53,7 +53,9 @@ def _seconds(record: TrialRecord) -> str:
 class RichProgress:
     """A live bar when the console is a terminal; otherwise a line per finished trial.
 
-    A trial run again after an infra error prints its line again but counts once.
+    A trial run again after an infra error prints its line again but counts once. A lane
+    paused by the lane gate (quota window, endpoint re-proving) shows on the bar until it
+    resumes; without a terminal its pause and its end are a line each.
     """
 
     def __init__(self, console: Console | None = None) -> None:
@@ -63,6 +65,7 @@ class RichProgress:
         self._done = 0
         self._total = 0
         self._seen: set[str] = set()
+        self._paused: dict[str, str] = {}
 
     def start(self, total: int, already_done: int) -> None:
         self._total, self._done, self._seen = total, already_done, set()
@@ -74,11 +77,14 @@ class RichProgress:
                 TimeElapsedColumn(),
                 TextColumn("ETA"),
                 TimeRemainingColumn(),
+                TextColumn("[yellow]{task.fields[paused]}"),
                 console=self.console,
                 transient=False,
             )
             self._bar.start()
-            self._task = self._bar.add_task("trials", total=total, completed=already_done)
+            self._task = self._bar.add_task(
+                "trials", total=total, completed=already_done, paused=self._pause_text()
+            )
 
     def trial_done(self, record: TrialRecord) -> None:
         again = record.trial_id in self._seen
@@ -94,6 +100,26 @@ class RichProgress:
                 self._bar.advance(self._task)
         else:
             self.console.print(f"[{self._done}/{self._total}] " + line, highlight=False)
+
+    def lane_paused(self, lane: str, line: str) -> None:
+        """A lane waits (quota window, endpoint down): shown until `lane_resumed`."""
+        if self._paused.get(lane) == line:
+            return
+        self._paused[lane] = line
+        self._show_pauses(line)
+
+    def lane_resumed(self, lane: str) -> None:
+        if self._paused.pop(lane, None) is not None:
+            self._show_pauses(f"lane {lane} resumed")
+
+    def _pause_text(self) -> str:
+        return "; ".join(self._paused.values())
+
+    def _show_pauses(self, line: str) -> None:
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, paused=self._pause_text())
+        else:
+            self.console.print(line, markup=False, highlight=False)
 
     def note(self, line: str) -> None:
         """A line said once, before the trials (e.g. the tasks skipped as unrunnable)."""

@@ -28,8 +28,9 @@ from typing import Any
 
 from localagentbench.records import Incident, RunDir, TrialRecord
 from localagentbench.runner._config import Configuration
+from localagentbench.runner._lanes import LaneGate
 from localagentbench.runner._setup import build_agents, gateway_for
-from localagentbench.runner._trial import RateGate, TrialEnv, TrialPlan, run_trial
+from localagentbench.runner._trial import TrialEnv, TrialPlan, run_trial
 from localagentbench.sandbox import isolation_level, select
 from localagentbench.tasks import Task
 from localagentbench.workspace import Pristine, make_scratch_root
@@ -135,7 +136,7 @@ def _worker_run(setup: RunSetup) -> _WorkerRun:
         try:
             agents = build_agents(setup.configurations)
             sandbox = select(setup.sandbox)
-            gate = RateGate()
+            gate = LaneGate()  # this worker's own: quota pauses hold per worker
             gateway = stack.enter_context(gateway_for(setup.configurations, agents, gate, root))
             scratch = make_scratch_root(None, [root])
             stack.callback(shutil.rmtree, scratch, ignore_errors=True)
@@ -153,7 +154,7 @@ def _worker_run(setup: RunSetup) -> _WorkerRun:
             cancel=threading.Event(),
             guard_lock=threading.Lock(),
             gateway=gateway,
-            rate_gate=gate,
+            lanes=gate,
             sandbox=sandbox,
             hide=(root,),
         )

@@ -28,12 +28,20 @@ from localagentbench.records import (
 from localagentbench.runner._baseline_cache import BaselineCache
 from localagentbench.runner._config import Configuration, with_model
 from localagentbench.runner._executor import Executor, LocalExecutor
+from localagentbench.runner._lanes import LaneGate, LaneView
 from localagentbench.runner._progress import ProgressSink, SilentProgress
 from localagentbench.runner._provenance import harness_info, host_info, model_info
 from localagentbench.runner._scheduler import Scheduler
-from localagentbench.runner._setup import build_agents, gateway_for, hook, locked, provenance
+from localagentbench.runner._setup import (
+    build_agents,
+    gateway_for,
+    hook,
+    locked,
+    provenance,
+    reprove,
+)
 from localagentbench.runner._toolchain import describe_unrunnable, prove_toolchains
-from localagentbench.runner._trial import RateGate, TrialEnv, TrialPlan, run_trial
+from localagentbench.runner._trial import TrialEnv, TrialPlan, run_trial
 from localagentbench.sandbox import Sandbox, isolation_level, select
 from localagentbench.tasks import Task, load_tasks
 from localagentbench.workspace import Pristine, PristineStore, make_scratch_root
@@ -69,6 +77,9 @@ class RunOptions:
     scheduler: str | None = None
     """Dask: the address of an existing scheduler; None starts a LocalCluster of
     ``concurrency`` worker processes on this machine."""
+    max_quota_wait_s: float | None = None
+    """Total seconds a lane may wait for quota resets; past it the lane stops and its trials
+    are left for --resume (None: no cap)."""
 
 
 @dataclass
@@ -293,6 +304,12 @@ def execute(
                 update = {"unrunnable": unrunnable, "tasks": [*info.tasks, *joined]}
                 run_dir.write_info(info.model_copy(update=update))
         cancel = threading.Event()
+        gate = LaneGate(
+            max_quota_wait_s=options.max_quota_wait_s,
+            reprove=reprove,
+            log=run_dir.log_incident,
+            view=progress if isinstance(progress, LaneView) else None,
+        )
         with _trials(
             options,
             run_id,
@@ -304,6 +321,7 @@ def execute(
             sandbox,
             executor,
             cancel,
+            gate,
         ) as (executor, work):
             _record_executor(run_dir, executor)
             plans = _plans(options, tasks)
@@ -347,6 +365,7 @@ def _trials(
     sandbox: Sandbox,
     executor: Executor | None,
     cancel: threading.Event,
+    gate: LaneGate,
 ) -> Iterator[tuple[Executor, Work]]:
     """Where the run's trials go and the work each one is: threads here (the gateway, the
     scratch root and the trial environment of this process) or a Dask cluster."""
@@ -366,7 +385,6 @@ def _trials(
         ) as pair:
             yield pair
         return
-    gate = RateGate()
     with (
         gateway_for(options.configurations, agents, gate, run_dir.path) as gateway,
         _scratch_root(options, tasks) as scratch,
@@ -383,7 +401,7 @@ def _trials(
             keep_workdir=options.keep_workdir,
             guard_lock=threading.Lock(),
             gateway=gateway,
-            rate_gate=gate,
+            lanes=gate,
             sandbox=sandbox,
             hide=(
                 options.tasks_dir.resolve(),

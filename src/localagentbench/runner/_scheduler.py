@@ -5,6 +5,10 @@ to stop starting new ones); the executor decides *where* (threads here, within l
 limits; a cluster later). It never looks inside a trial: it gets the per-trial callable,
 so it is tested with fakes.
 
+A lane the lane gate closes (its quota waits passed ``--max-quota-wait``, its endpoint
+stayed dead) ends its trials without a record: they are counted in ``left`` and wait for
+``--resume`` while the other lanes run on.
+
 States and their transitions::
 
     READY -> RUNNING -> DONE           every trial has a record (reruns included)
@@ -26,6 +30,7 @@ from typing import Generic, Literal, Protocol, TypeVar
 
 from localagentbench.records import Incident, RunDir, TrialRecord, utc_now
 from localagentbench.runner._executor import Executor
+from localagentbench.runner._lanes import LaneClosed
 from localagentbench.runner._progress import ProgressSink, SilentProgress
 
 __all__ = ["TRANSITIONS", "Scheduler", "SchedulerJob", "State", "free_mb"]
@@ -119,6 +124,9 @@ class Scheduler(Generic[P]):
         self.reruns: dict[str, int] = {}
         """Trial id -> times it was run again in this invocation."""
         self.stopped_reason: str | None = None
+        self.left: list[str] = []
+        """Trials of a lane closed in this invocation (quota wait cap, dead endpoint): not
+        run, left for ``--resume``."""
 
     def run(self) -> State:
         """Run until DONE or DISK_FULL (returned); on Ctrl-C end INTERRUPTED and re-raise."""
@@ -189,7 +197,12 @@ class Scheduler(Generic[P]):
         again: list[P] = []
 
         def on_done(plan: P, future: Future[TrialRecord]) -> None:
-            record = future.result()
+            try:
+                record = future.result()
+            except LaneClosed as e:  # nothing was written: the trial waits for --resume
+                self.left.append(plan.id)
+                self.stopped_reason = str(e)
+                return
             self.ran += 1
             self.progress.trial_done(record)
             if record.status == "infra_error" and self.reruns.get(plan.id, 0) < self.max_reruns:

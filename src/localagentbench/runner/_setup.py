@@ -10,14 +10,14 @@ from pathlib import Path
 from localagentbench.agents import Agent, make_agent
 from localagentbench.errors import ConfigError, InfraError, RunDirError
 from localagentbench.gateway import BackendUnavailable, Gateway, prove
-from localagentbench.gateway.llamacpp import SERVERS
+from localagentbench.gateway.llamacpp import SERVERS, resolve
 from localagentbench.records import RunDir, TaskProvenance
 from localagentbench.runner._config import Configuration
-from localagentbench.runner._trial import RateGate
+from localagentbench.runner._lanes import LaneGate
 from localagentbench.tasks import Task
 from localagentbench.workspace import Pristine
 
-__all__ = ["build_agents", "gateway_for", "hook", "locked", "provenance"]
+__all__ = ["build_agents", "gateway_for", "hook", "locked", "provenance", "reprove"]
 
 
 def build_agents(configs: Sequence[Configuration]) -> dict[str, Agent]:
@@ -71,7 +71,7 @@ def provenance(task: Task, pristine: Pristine) -> TaskProvenance:
 def gateway_for(
     configs: Sequence[Configuration],
     agents: dict[str, Agent],
-    gate: RateGate,
+    gate: LaneGate,
     run_path: Path | None = None,
 ) -> Iterator[Gateway | None]:
     """Start the run's gateway when some configuration talks to a model, after proving each model.
@@ -87,21 +87,41 @@ def gateway_for(
         yield None
         return
     with SERVERS.scope(run_path / "llamacpp" if run_path is not None else None):
-        yield from _proven_gateway(models, gate)
+        yield from _proven_gateway(models, configs, gate)
 
 
-def _proven_gateway(models: list[str], gate: RateGate) -> Iterator[Gateway]:
+def _proven_gateway(
+    models: list[str], configs: Sequence[Configuration], gate: LaneGate
+) -> Iterator[Gateway]:
     for model in models:
         try:
             prove(model)
         except BackendUnavailable as e:
             if not e.rate_limited:
                 raise InfraError(f"model {model}: {e}; no trial was run") from e
-            # Alive but rate limited: the endpoint answered; trials wait out its retry-after.
-            gate.push(e.retry_after_s)
+            # Alive but out of quota: the endpoint answered; its lanes wait for the reset.
+            reply = {"endpoint": e.endpoint, "message": e.detail, "retry_after_s": e.retry_after_s}
+            for lane in sorted({c.lane for c in configs if c.model == model}):
+                gate.quota(lane, e.retry_after_s, reply)
     gateway = Gateway()
     gateway.start()
     try:
         yield gateway
     finally:
         gateway.stop()
+
+
+def reprove(model: str) -> None:
+    """Prove ``model`` answers a real completion again (the lane gate's re-proof); raise
+    `BackendUnavailable` while it does not. A local model server this run started that is
+    alive but not answering is stopped, so the next attempt starts it afresh (one that died
+    is restarted by the proof itself)."""
+    try:
+        prove(model)
+    except BackendUnavailable as e:
+        if e.rate_limited:
+            return  # it answers; the quota pause is the lane gate's business
+        prefix, _, ref = model.partition("/")
+        if prefix == "llamacpp":
+            SERVERS.stop_model(resolve(ref).path)
+        raise

@@ -16,9 +16,19 @@ from localagentbench.agents import Agent, AgentContext, AgentOutcome
 from localagentbench.errors import LabError
 from localagentbench.gateway import Gateway, GatewayError, TrialRoute, TrialStats
 from localagentbench.grading import CommandsResult, PristineBaseline, TestReport, Verdict
-from localagentbench.records import Incident, RunDir, Status, Tokens, TrialRecord, utc_now
+from localagentbench.records import (
+    CapStop,
+    Incident,
+    RunDir,
+    Status,
+    Tokens,
+    TrialRecord,
+    utc_now,
+)
 from localagentbench.runner._config import Configuration
+from localagentbench.runner._lanes import LaneGate
 from localagentbench.runner._pipeline import GradeShared, grade_trial
+from localagentbench.runner._watch import TrialWatch
 from localagentbench.sandbox import (
     TEST_INFRA_PATTERNS,
     NoneSandbox,
@@ -30,36 +40,7 @@ from localagentbench.sandbox import (
 from localagentbench.tasks import Task
 from localagentbench.workspace import Pristine, check_master, git_patch, prepare_workspace, unpack
 
-__all__ = ["RateGate", "TrialEnv", "TrialPlan", "run_trial", "trial_id"]
-
-RATE_LIMIT_DEFAULT_WAIT_S = 10.0
-"""Wait after a rate limit whose backend named no retry-after."""
-RATE_LIMIT_MAX_WAIT_S = 600.0
-
-
-class RateGate:
-    """Holds new trials back until a backend's retry-after has passed (shared by a run)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._not_before = 0.0
-
-    def push(self, retry_after_s: float | None) -> float:
-        """Hold trials for ``retry_after_s`` (a default when None); return the wait set."""
-        wait = min(
-            RATE_LIMIT_MAX_WAIT_S,
-            retry_after_s if retry_after_s is not None else RATE_LIMIT_DEFAULT_WAIT_S,
-        )
-        with self._lock:
-            self._not_before = max(self._not_before, time.monotonic() + wait)
-        return wait
-
-    def wait(self, cancel: threading.Event) -> None:
-        """Sleep until the gate opens (returns early when cancelled)."""
-        with self._lock:
-            delay = self._not_before - time.monotonic()
-        if delay > 0:
-            cancel.wait(delay)
+__all__ = ["TrialEnv", "TrialPlan", "run_trial", "trial_id"]
 
 
 def trial_id(task_id: str, config_id: str, repeat: int) -> str:
@@ -97,7 +78,8 @@ class TrialEnv:
     cancel: threading.Event
     keep_workdir: bool = False
     guard_lock: threading.Lock | None = None
-    rate_gate: RateGate = field(default_factory=RateGate)
+    lanes: LaneGate = field(default_factory=LaneGate)
+    """Holds a lane's trials through quota windows and while its endpoint is re-proven."""
     gateway: Gateway | None = None
     """The run's gateway; None when no configuration talks to a model."""
     sandbox: Sandbox = field(default_factory=NoneSandbox)
@@ -127,11 +109,16 @@ def _not_graded(reason: str) -> Verdict:
     )
 
 
-def _status(outcome: AgentOutcome, traffic: TrialStats | None) -> tuple[Status, str | None]:
+def _status(
+    outcome: AgentOutcome, traffic: TrialStats | None, watch: TrialWatch
+) -> tuple[Status, str | None]:
     if outcome.start_error:
         return "infra_error", f"agent could not start: {outcome.start_error}"
     if traffic is not None and traffic.cap_hit:
-        return "cap_hit", f"max_requests reached ({traffic.requests} requests)"
+        cap = traffic.cap or "max_requests"
+        return "cap_hit", f"{cap} reached ({traffic.requests} requests)"
+    if watch.cap == "loop" and outcome.stopped:
+        return "cap_hit", f"loop detected: {watch.detail}"
     if outcome.timed_out:
         return "timeout", None
     if outcome.exit_code != 0:
@@ -142,10 +129,11 @@ def _status(outcome: AgentOutcome, traffic: TrialStats | None) -> tuple[Status, 
 def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
     """Run one trial to a written record. Raises Cancelled (nothing recorded) on Ctrl-C."""
     task, config = plan.task, plan.config
+    env.lanes.wait(plan.lane, env.cancel)  # LaneClosed: left for --resume, nothing written
     folder = env.run_dir.trial(plan.id)
     folder.mkdir(parents=True, exist_ok=True)
     pristine = env.pristine[task.key]
-    env.rate_gate.wait(env.cancel)
+    watch = TrialWatch(plan.lane, env.lanes)
     started_at = utc_now()
     outcome: AgentOutcome | None = None
     verdict: Verdict
@@ -157,6 +145,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
     dirs = None
     traffic: TrialStats | None = None
     tamper: TamperReport | None = None
+    cap: CapStop | None = None
     try:
         lock = env.guard_lock or threading.Lock()
         with lock:
@@ -180,7 +169,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         dirs = prepare_workspace(pristine, env.scratch_root)
         agent = env.agents[config.id]
         sandbox = ObservedSandbox(env.sandbox)  # this trial's jails, for their own counts
-        route = _open_route(env, plan, agent, dirs.work, folder)
+        route = _open_route(env, plan, agent, dirs.work, folder, watch)
         ctx = AgentContext(
             trial_id=plan.id,
             task=task,
@@ -193,12 +182,16 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
             sandbox=sandbox,
             hide=env.hide,
             cancel=env.cancel,
+            stop=watch.stop,
         )
+        agent_started = time.monotonic()
         try:
             outcome = agent.run(ctx)
         finally:
+            watch.close()
             if route is not None and env.gateway is not None:
                 traffic = env.gateway.close_trial(plan.id)
+        cap = watch.cap_stop(outcome, agent_started, task.timeout_s)
         atomic_write_text(folder / "agent.stdout", outcome.stdout)
         atomic_write_text(folder / "agent.stderr", outcome.stderr)
         if outcome.trajectory is not None:
@@ -208,7 +201,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         atomic_write_bytes(folder / "patch.diff", patch)
         tamper = _tamper(task, pristine, dirs.work, dirs.root / "pristine")
         tamper = tamper.model_copy(update={"outside_writes": sandbox.outside_writes})
-        status, error = _status(outcome, traffic)
+        status, error = _status(outcome, traffic, watch)
         graded_at = time.monotonic()
         if status == "infra_error":
             verdict = _not_graded(f"not graded: {error}")
@@ -225,20 +218,10 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         if verdict.env_fault is not None and status != "infra_error":
             # The machine could not run the task's tests: never the model's failure.
             status, error = "infra_error", f"environment fault in grading: {verdict.env_fault}"
-        if (
-            traffic is not None
-            and traffic.rate_limited
-            and not verdict.success
-            and status != "infra_error"
-        ):
-            # The backend refused, not the model: rerun after its retry-after, never a failure.
-            waits = [e.retry_after_s for e in traffic.rate_limited if e.retry_after_s is not None]
-            wait = env.rate_gate.push(max(waits) if waits else None)
-            status = "infra_error"
-            error = (
-                f"rate limited by the backend {len(traffic.rate_limited)} time(s) "
-                f"({traffic.rate_limited[-1].status}); new trials wait {wait:g}s"
-            )
+        if traffic is not None and not verdict.success and status != "infra_error":
+            blamed = _endpoint_blame(env, plan, traffic)
+            if blamed is not None:
+                status, error = "infra_error", blamed
     except Cancelled:
         raise
     except (LabError, GatewayError, OSError) as e:
@@ -303,6 +286,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         stderr_bytes=outcome.stderr_bytes if outcome else 0,
         output_truncated=outcome.truncated if outcome else False,
         restored=restored,
+        cap=cap if status == "cap_hit" else None,
     )
     if env.keep_workdir and dirs is not None:
         record = record.model_copy(update={"workdir": str(dirs.root)})
@@ -310,12 +294,42 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
     return record
 
 
+def _endpoint_blame(env: TrialEnv, plan: TrialPlan, traffic: TrialStats) -> str | None:
+    """Why a failed trial is the backend's fault, not the model's (None: it is not).
+
+    A rate limit or quota refusal pauses the lane for the backend's reset; an endpoint that
+    stopped answering (refused connections, 5xx, empty completions) stops the lane until it
+    is re-proven. Either way the trial is an infra_error, run again, never scored.
+    """
+    if traffic.rate_limited:
+        last = traffic.rate_limited[-1]
+        waits = [e.retry_after_s for e in traffic.rate_limited if e.retry_after_s is not None]
+        longest = max(waits) if waits else None
+        reply = {
+            "status": last.status,
+            "endpoint": last.endpoint,
+            "message": last.message,
+            "retry_after_s": longest,
+        }
+        wait = env.lanes.quota(plan.lane, longest, reply)
+        return (
+            f"rate limited by the backend {len(traffic.rate_limited)} time(s) "
+            f"({last.status}); lane {plan.lane} waits {wait:.0f}s"
+        )
+    if traffic.endpoint_failures:
+        why = f"{traffic.endpoint_failures} request(s) unanswered by the endpoint"
+        if plan.config.model:
+            env.lanes.down(plan.lane, plan.config.model, why)
+        return f"the model endpoint stopped answering: {why}; rerun once it is re-proven"
+    return None
+
+
 def _uses_model(env: TrialEnv, config: Configuration) -> bool:
     return bool(getattr(env.agents[config.id], "uses_model", True))
 
 
 def _open_route(
-    env: TrialEnv, plan: TrialPlan, agent: Agent, workspace: Path, folder: Path
+    env: TrialEnv, plan: TrialPlan, agent: Agent, workspace: Path, folder: Path, watch: TrialWatch
 ) -> TrialRoute | None:
     """Open the trial's gateway route when its agent talks to a model."""
     if env.gateway is None or not plan.config.model or not getattr(agent, "uses_model", True):
@@ -326,7 +340,9 @@ def _open_route(
         workspace=workspace,
         log_path=folder / "gateway.jsonl",
         max_requests=plan.task.max_requests,
+        max_tokens=plan.task.max_tokens,
         tool_call_repair=plan.config.tool_call_repair,
+        notify=watch,
     )
 
 

@@ -42,11 +42,13 @@ def run_jailed(
     output_cap: int = DEFAULT_OUTPUT_CAP,
     stdin: bytes | None = None,
     cancel: threading.Event | None = None,
+    stop: threading.Event | None = None,
 ) -> JailedRun:
     """Run `argv` in `sandbox` as `spec` says; returns when every jailed process is gone.
 
     Raises `SandboxError` when the jail cannot be prepared (missing workspace...), and
-    whatever `run_process` raises (``Cancelled`` when `cancel` is set).
+    whatever `run_process` raises (``Cancelled`` when `cancel` is set). Setting `stop`
+    ends the jailed command early and keeps its result (`run_process`).
     """
     with sandbox.wrap(argv, spec) as jailed:
         result = run_process(
@@ -58,6 +60,7 @@ def run_jailed(
             output_cap=output_cap,
             stdin=stdin,
             cancel=cancel,
+            stop=stop,
         )
     return JailedRun(
         result=result,

@@ -318,6 +318,10 @@ class Task(_Strict):
     """Agent wall clock."""
     max_turns: int | None = Field(default=None, ge=1)
     max_requests: int | None = Field(default=None, ge=1)
+    """Model requests the agent may make; past it the gateway refuses and the trial ends as
+    cap_hit (the agent is ended at once)."""
+    max_tokens: int | None = Field(default=None, ge=1)
+    """Model tokens (prompt plus completion) the trial may spend; past it, as max_requests."""
 
     _file: Path = PrivateAttr(default=Path("task.yaml"))
 

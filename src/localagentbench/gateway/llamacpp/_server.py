@@ -180,6 +180,14 @@ class ServerPool:
             self._servers[key] = server
             return server
 
+    def stop_model(self, model: Path) -> None:
+        """Stop the servers of `model` (one that hangs); the next `get` starts it afresh."""
+        with self._lock:
+            keys = [key for key in self._servers if key[0] == model]
+            servers = [self._servers.pop(key) for key in keys]
+        for server in servers:
+            server.stop()
+
     def stop_all(self) -> None:
         """Stop every server this pool started."""
         with self._lock:
