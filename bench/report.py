@@ -225,8 +225,9 @@ def main() -> None:
                 [sys.executable, "-c", code, str(run), str(out_dir)],
                 capture_output=True,
                 text=True,
-                check=True,
             )
+            if out.returncode != 0:
+                sys.exit(f"{name} failed ({out.returncode}):\n{out.stderr.strip()[-2000:]}")
             seconds, peak_mb, pages = out.stdout.split()
             what = pages.replace("-", " ").replace(",", ", ") if pages != "-" else "done"
             print(
