@@ -25,6 +25,7 @@ from localagentbench.runner._run import (
 )
 from localagentbench.runner._toolchain import describe_unrunnable, prove_toolchains
 from localagentbench.runner._trial import RateGate, TrialEnv, TrialPlan, run_trial, trial_id
+from localagentbench.runner._verify import describe_failure, verify_problems
 
 __all__ = [
     "Configuration",
@@ -43,6 +44,7 @@ __all__ = [
     "TrialEnv",
     "TrialPlan",
     "configuration_from_cli",
+    "describe_failure",
     "describe_unrunnable",
     "execute",
     "load_matrix",
@@ -55,4 +57,5 @@ __all__ = [
     "resume_options",
     "run_trial",
     "trial_id",
+    "verify_problems",
 ]
