@@ -33,6 +33,7 @@ LAYERS: tuple[str, ...] = (
     "grading",
     "runner",
     "report",
+    "importers",
     "cli",
     "__main__",
 )
