@@ -15,6 +15,7 @@ from pathlib import Path
 
 from localagentbench._env import grading_env
 from localagentbench._proc import run_process
+from localagentbench.errors import InfraError
 from localagentbench.grading import Runner, TestReport, detect_runner, instrument, parse_report
 
 __all__ = ["TestRun", "copy_tree", "git_patch", "named_ids", "run_tests", "split_ids"]
@@ -146,7 +147,7 @@ def git_patch(before: Path, after: Path) -> str:
 def _git(argv: list[str], cwd: Path) -> str:
     result = run_process(argv, cwd=cwd, timeout_s=60)
     if result.exit_code != 0:
-        raise RuntimeError(
+        raise InfraError(
             f"`{' '.join(argv)}` failed: {result.stderr.strip() or result.start_error}"
         )
     return result.stdout
