@@ -13,9 +13,7 @@ from localagentbench.tasks import bundled_suite, load_suite
 
 PRICE = """\
 def discount(total, rate):
-    if total >= 100:
-        return total - total * rate
-    return total
+    return total - total * rate if total >= 100 else total
 
 
 def total(items):
@@ -23,8 +21,8 @@ def total(items):
         return 0
     return sum(items)
 """
-"""Three mutation sites: `>=` flipped and the first `if` dropped break a test; the second
-`if` dropped changes nothing (`sum([])` is 0 too): an equivalent mutant."""
+"""Two mutation sites: `>=` flipped breaks a test; the `if` dropped changes nothing
+(`sum([])` is 0 too): an equivalent mutant."""
 
 TESTS = """\
 from shop.price import discount, total
@@ -111,13 +109,10 @@ def test_generated_tasks_pass_check_and_verify_twice_and_the_equivalent_mutant_i
 ) -> None:
     project = _project(tmp_path / "shop-project")
     out = tmp_path / "suite"
-    result = generate_tasks(project, out, seed=1, count=3, repeat=2, kinds=["mutation"])
-    assert sorted(result.written) == [
-        "shop-project-bug-shop-price-l2-compare-flip",
-        "shop-project-bug-shop-price-l2-drop-branch",
-    ]
+    result = generate_tasks(project, out, seed=1, count=2, repeat=2, kinds=["mutation"])
+    assert result.written == ["shop-project-bug-shop-price-l2-compare-flip"]
     assert [(r.item, r.reason) for r in result.rejected] == [
-        ("shop/price.py:8 drop-branch", "equivalent mutant")
+        ("shop/price.py:6 drop-branch", "equivalent mutant")
     ]
     assert result.counts() == {"equivalent mutant": 1}
     flip = yaml.safe_load((out / result.written[0] / "task.yaml").read_text())
@@ -128,7 +123,8 @@ def test_generated_tasks_pass_check_and_verify_twice_and_the_equivalent_mutant_i
     ]
     assert flip["version"] == 2
     assert flip["provenance"]["seed"] == 1
-    assert "if total > 100:" in (out / result.written[0] / "repo" / "shop" / "price.py").read_text()
+    mutant = (out / result.written[0] / "repo" / "shop" / "price.py").read_text()
+    assert "if total > 100 else" in mutant
     code, _, stderr = cli("check", "--tasks", str(out))
     assert code == 0, stderr
 

@@ -132,7 +132,9 @@ def _prompt(
             "The tests also compare these exact error messages, which the text above does not "
             f"state; raise (or throw) them where they apply:\n\n{lines}"
         )
-    return "\n\n".join(parts) + "\n"
+    text = "\n\n".join(parts)
+    # no trailing spaces: they change nothing in Markdown and keep the YAML a readable block
+    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
 
 
 def _build(
@@ -250,7 +252,7 @@ def _build(
     prompt = _prompt(exercise, solution, tests, command, messages, keep, total)
     notes = [
         f"Imported from Exercism ({slug}); visible: the first {keep} of {total} tests "
-        f"(share {share:g}); held-out: the full test file(s).",
+        f"(share {share:.0%}); held-out: the full test file(s).",
     ]
     if track.language == "javascript":
         notes.append("Jest tests converted to node:test mechanically; expect() is lab-expect.js.")

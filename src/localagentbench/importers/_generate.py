@@ -32,7 +32,7 @@ from localagentbench.importers._mutate import Mutation, mutations
 from localagentbench.importers._prove import Candidate, ImportResult, write_proven
 from localagentbench.importers._pyrepo import Module, python_modules
 from localagentbench.importers._rename import Rename, rename_in, renames
-from localagentbench.importers._source import licence
+from localagentbench.importers._source import checkout, licence
 from localagentbench.importers._tests import TestRun, copy_tree, git_patch, run_tests, split_ids
 from localagentbench.importers._usages import callers, defined_functions
 
@@ -42,40 +42,10 @@ KINDS = ("mutation", "rename", "callers")
 TEST_COMMAND = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider"]
 TIMEOUT_S = 120
 MAX_CALLERS = 12
-_IGNORED = shutil.ignore_patterns(".git", "__pycache__", ".pytest_cache", "*.pyc")
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "x"
-
-
-def _checkout(path: Path, ref: str | None, target: Path) -> tuple[str | None, str | None]:
-    """The project at ``ref`` in ``target``; (origin or None, commit or None)."""
-    from localagentbench._proc import run_process
-
-    def git(*args: str, cwd: Path = path) -> str | None:
-        done = run_process(["git", "-C", str(cwd), *args], timeout_s=120)
-        return done.stdout.strip() if done.exit_code == 0 else None
-
-    if git("rev-parse", "--is-inside-work-tree") != "true":
-        if ref is not None:
-            raise ConfigError(f"--ref {ref}: {path} is not a git checkout; leave --ref out")
-        shutil.copytree(path, target, ignore=_IGNORED, symlinks=True)
-        return None, None
-    top = git("rev-parse", "--show-toplevel")
-    assert top is not None
-    sub = Path(path).resolve().relative_to(Path(top).resolve())
-    clone = target.parent / "clone"
-    done = run_process(["git", "clone", "--quiet", "--no-checkout", top, str(clone)], timeout_s=300)
-    if done.exit_code != 0:
-        raise ConfigError(f"{path}: cannot clone it: {done.stderr.strip()}")
-    wanted = ref or git("rev-parse", "HEAD") or "HEAD"
-    if git("checkout", "--quiet", wanted, cwd=clone) is None:
-        raise ConfigError(f"--ref {wanted}: no such commit, branch or tag in {top}")
-    commit = git("rev-parse", "HEAD", cwd=clone)
-    shutil.copytree(clone / sub, target, ignore=_IGNORED, symlinks=True)
-    shutil.rmtree(clone, ignore_errors=True)
-    return git("remote", "get-url", "origin"), commit
 
 
 class _Generator:
@@ -324,7 +294,7 @@ def draw_candidates(
     if not path.is_dir():
         raise ConfigError(f"{path}: no such project folder")
     base = scratch / "base"
-    origin, commit = _checkout(path, ref, base)
+    origin, commit = checkout(path, ref, base)
     gen = _Generator(
         base,
         scratch,
