@@ -34,6 +34,7 @@ LAYERS: tuple[str, ...] = (
     "judge",
     "runner",
     "report",
+    "importers",
     "cli",
     "__main__",
 )

@@ -49,6 +49,16 @@ COMMANDS: dict[str, LazyCommand] = {
         "localagentbench.cli._tasks:verify",
         "Prove each task solvable and not already solved, and calibrate its flakiness.",
     ),
+    "import": LazyCommand(
+        "localagentbench.cli._import:import_app",
+        "Import tasks from a local checkout of a benchmark (Exercism tracks, Terminal-Bench "
+        "task folders); each task is proven by check and verify before it is written.",
+    ),
+    "generate": LazyCommand(
+        "localagentbench.cli._generate:generate",
+        "Generate tasks from a Python project at a commit (injected bugs, renames, caller "
+        "lists), each proven by check and verify before it is written.",
+    ),
     "run": LazyCommand(
         "localagentbench.cli._run:run",
         "Run every selected task with each configuration, grade, record and summarise.",

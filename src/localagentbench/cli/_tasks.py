@@ -168,41 +168,6 @@ def list_tasks(
         raise typer.Exit(1)
 
 
-def _describe_failure(record: TrialRecord) -> str:
-    parts = []
-    if record.error:
-        parts.append(record.error)
-    if not record.visible.passed:
-        parts.append(f"visible: {record.visible.reason}")
-    if record.heldout is not None and not record.heldout.passed:
-        parts.append(f"held-out: {record.heldout.reason}")
-    parts += [f"check {c.name}: {c.reason}" for c in record.checks if not c.passed]
-    return "; ".join(parts) or "not solved"
-
-
-def _task_problems(records: list[TrialRecord]) -> list[str]:
-    problems = []
-    for r in records:
-        if r.status == "infra_error":
-            problems.append(f"{r.trial_id}: infra error: {r.error}")
-        elif r.config_id == "reference" and not r.success:
-            problems.append(f"reference does not pass (r{r.repeat}): {_describe_failure(r)}")
-        elif r.config_id == "noop" and r.success:
-            problems.append(f"already solved with no change (r{r.repeat}): the task proves nothing")
-        if r.config_id == "reference":
-            for c in r.checks:
-                stale = (
-                    c.details.get("stale") if c.kind in ("fail-to-pass", "pass-to-pass") else None
-                )
-                if stale:
-                    wrong = "already pass" if c.kind == "fail-to-pass" else "do not pass"
-                    problems.append(
-                        f"{c.kind.replace('-', '_')} ids {wrong} on the pristine repo "
-                        f"(r{r.repeat}): {', '.join(stale)}; move or remove them"
-                    )
-    return list(dict.fromkeys(problems))
-
-
 def _verifiable(root: Path, task: list[str]) -> tuple[dict[str, Task], int]:
     """The tasks to verify and how many task files failed to load (each reported on stderr).
 
@@ -265,7 +230,13 @@ def verify(
 
     Example: localagentbench verify --task py-rolling-median --repeat 3
     """
-    from localagentbench.runner import RunOptions, SilentProgress, configuration_from_cli, execute
+    from localagentbench.runner import (
+        RunOptions,
+        SilentProgress,
+        configuration_from_cli,
+        execute,
+        verify_problems,
+    )
     from localagentbench.tasks import TaskCalibration, calibrate, save_calibration
 
     root = tasks_dir(tasks)
@@ -293,7 +264,7 @@ def verify(
     calibrations: list[TaskCalibration] = []
     for task_id in sorted(by_task):
         records = by_task[task_id]
-        problems = _task_problems(records)
+        problems = verify_problems(records)
         completed = [r for r in records if r.status != "infra_error"]
         ref_ok = sum(1 for r in completed if r.config_id == "reference" and r.success)
         noop_ok = sum(1 for r in completed if r.config_id == "noop" and not r.success)

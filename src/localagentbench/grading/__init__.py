@@ -34,7 +34,13 @@ from localagentbench.grading._proof import (
     proof_problems,
     prove_fixture,
 )
-from localagentbench.grading._reports import TestReport, detect_runner, parse_report
+from localagentbench.grading._reports import (
+    Runner,
+    TestReport,
+    detect_runner,
+    instrument,
+    parse_report,
+)
 from localagentbench.grading._results import (
     AgentTests,
     CheckResult,
@@ -71,12 +77,14 @@ __all__ = [
     "CorrectnessBasis",
     "GradingJail",
     "TaskTests",
+    "Runner",
     "TestReport",
     "Verdict",
     "check_kinds",
     "claims_done",
     "damage",
     "detect_runner",
+    "instrument",
     "grade",
     "inject",
     "parse_report",

@@ -26,6 +26,7 @@ from localagentbench.runner._run import (
 )
 from localagentbench.runner._toolchain import describe_unrunnable, prove_toolchains
 from localagentbench.runner._trial import TrialEnv, TrialPlan, run_trial, trial_id
+from localagentbench.runner._verify import describe_failure, verify_problems
 from localagentbench.runner._watch import TrialWatch
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "TrialPlan",
     "TrialWatch",
     "configuration_from_cli",
+    "describe_failure",
     "describe_unrunnable",
     "execute",
     "load_matrix",
@@ -60,4 +62,5 @@ __all__ = [
     "resume_options",
     "run_trial",
     "trial_id",
+    "verify_problems",
 ]

@@ -28,6 +28,7 @@ from localagentbench.tasks._model import (
     FixtureRepo,
     GitRepo,
     HeldoutSpec,
+    Provenance,
     Task,
 )
 
@@ -43,6 +44,7 @@ __all__ = [
     "GitRepo",
     "HeldoutSpec",
     "Problem",
+    "Provenance",
     "SuiteLoad",
     "Task",
     "TaskCalibration",

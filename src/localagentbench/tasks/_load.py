@@ -27,6 +27,7 @@ from localagentbench.tasks._model import (
     FixtureRepo,
     GitRepo,
     HeldoutSpec,
+    Provenance,
     Task,
 )
 
@@ -157,6 +158,7 @@ _BLOCKS: dict[str, type[BaseModel]] = {
     "checks": Check,
     "fixture": FixtureRepo,
     "git": GitRepo,
+    "provenance": Provenance,
 }
 """The model of each block, by the last name of an error location inside it."""
 

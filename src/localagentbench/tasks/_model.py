@@ -19,6 +19,7 @@ __all__ = [
     "GitRepo",
     "HeldoutSpec",
     "FixtureRepo",
+    "Provenance",
     "Task",
 ]
 
@@ -204,6 +205,27 @@ class GitRepo(_Strict):
     """Branch, tag or commit to check out."""
 
 
+class Provenance(_Strict):
+    """Where an imported or generated task came from (read by people, never by the grader)."""
+
+    source: str = Field(min_length=1)
+    """The material's origin: a repository URL, or the local path it was read from."""
+    tool: str = Field(min_length=1)
+    """What made the task, e.g. ``localagentbench import exercism`` or ``localagentbench
+    generate``, with the harness version."""
+    commit: str | None = None
+    """The source's commit, when it is a git checkout."""
+    license: str | None = None
+    """The source's licence (its SPDX name or the first line of its licence file)."""
+    item: str | None = None
+    """What in the source the task was made from: an exercise slug, a task folder, a
+    mutation site."""
+    item_version: str | None = None
+    """That item's version (a content digest when the source numbers none)."""
+    seed: int | None = None
+    """`generate`: the seed the candidates were drawn with (it also enters `version`)."""
+
+
 _KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "command": ("command",),
     "contains": ("value",),
@@ -322,6 +344,11 @@ class Task(_Strict):
     cap_hit (the agent is ended at once)."""
     max_tokens: int | None = Field(default=None, ge=1)
     """Model tokens (prompt plus completion) the trial may spend; past it, as max_requests."""
+    provenance: Provenance | None = None
+    """Imported or generated tasks: where the material came from."""
+    notes: str | None = None
+    """For authors and reviewers, never shown to the agent (e.g. what an importer added to
+    the prompt and why)."""
 
     _file: Path = PrivateAttr(default=Path("task.yaml"))
 

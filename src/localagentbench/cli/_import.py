@@ -1,0 +1,154 @@
+"""`import exercism | terminal-bench`: benchmarks people already run, as proven tasks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from localagentbench.cli._common import console, err_console
+
+if TYPE_CHECKING:
+    from localagentbench.importers import ImportResult
+
+import_app = typer.Typer(
+    help=(
+        "Import tasks from a local checkout of a benchmark (Exercism tracks, Terminal-Bench "
+        "task folders); each task is proven by check and verify before it is written.\n\n"
+        "Example:\n  localagentbench import exercism ~/src/exercism-python --track python "
+        "--out my-suite"
+    ),
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+OutOpt = Annotated[
+    Path,
+    typer.Option("--out", help="Suite folder the tasks are written to (created if missing)."),
+]
+SandboxOpt = Annotated[
+    str | None,
+    typer.Option("--sandbox", help="bwrap | landlock | none (default: the best that works)."),
+]
+RepeatOpt = Annotated[
+    int,
+    typer.Option(
+        "--repeat", min=1, help="Reference and no-op runs of each task's proof (verify --repeat)."
+    ),
+]
+ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Trials proven at once.")]
+
+
+def report_result(result: ImportResult, what: str) -> None:
+    """One line per rejection on stderr, then the counts; exit 1 when nothing was written
+    and something was turned down."""
+    err, out = err_console(), console()
+    for rejected in result.rejected:
+        err.print(
+            f"rejected {rejected.item}: {rejected.reason}: {rejected.detail}",
+            markup=False,
+            soft_wrap=True,
+        )
+    counts = ", ".join(f"{reason} {n}" for reason, n in sorted(result.counts().items()))
+    tail = f"; {len(result.rejected)} rejected ({counts})" if result.rejected else ""
+    out.print(
+        f"{len(result.written)} {what} task(s) written to {result.out}{tail}",
+        markup=False,
+        soft_wrap=True,
+    )
+    if result.rejected and not result.written:
+        raise typer.Exit(1)
+
+
+def _progress(line: str) -> None:
+    if line.startswith("rejected "):
+        return  # listed at the end, with the others
+    console().print(f"wrote {line}", markup=False, soft_wrap=True)
+
+
+@import_app.command("exercism")
+def exercism(
+    path: Annotated[Path, typer.Argument(help="Root of a local Exercism track checkout.")],
+    track: Annotated[
+        str, typer.Option("--track", help="python | javascript | go", show_default=False)
+    ],
+    out: OutOpt,
+    exercise: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--exercise", help="Import this exercise slug only (repeatable).", metavar="SLUG"
+        ),
+    ] = None,
+    visible_share: Annotated[
+        float,
+        typer.Option("--visible-share", help="Share of the tests left visible (the first ones)."),
+    ] = 1 / 3,
+    repeat: RepeatOpt = 1,
+    sandbox: SandboxOpt = None,
+    concurrency: ConcurrencyOpt = 2,
+) -> None:
+    """Import an Exercism track's practice exercises (no network: PATH is a local checkout).
+
+    Per exercise: the stub is the fixture with the first third of the tests visible, the
+    full tests are held out, the example solution is the reference, fail_to_pass and
+    pass_to_pass come from running the tests on the stub and on the example. Jest tests are
+    converted to node:test; Go runs go test. Asserted error messages the instructions do not
+    state are added to the prompt. Each task passes check and verify before it is written;
+    one that fails is listed with its reason and not written.
+
+    Example: localagentbench import exercism ../python --track python --exercise leap --out my-suite
+    """
+    from localagentbench.importers import import_exercism
+
+    result = import_exercism(
+        path,
+        track,
+        out,
+        exercises=exercise,
+        share=visible_share,
+        repeat=repeat,
+        sandbox=sandbox,
+        concurrency=concurrency,
+        progress=_progress,
+    )
+    report_result(result, "Exercism")
+
+
+@import_app.command("terminal-bench")
+def terminal_bench(
+    path: Annotated[
+        Path, typer.Argument(help="A task folder, or a folder of them (also under tasks/).")
+    ],
+    out: OutOpt,
+    task: Annotated[
+        list[str] | None,
+        typer.Option("--task", help="Import this task folder only (repeatable).", metavar="NAME"),
+    ] = None,
+    repeat: RepeatOpt = 1,
+    sandbox: SandboxOpt = None,
+    concurrency: ConcurrencyOpt = 2,
+) -> None:
+    """Import Terminal-Bench or Harbor task folders that need no container beyond the sandbox.
+
+    A task fits when its Dockerfile only starts from a stock Python or OS image, sets the
+    WORKDIR and copies the task's own files (they become the fixture); its pytest tests are
+    held out with /app rewritten to the workspace, and its solution script, run once here,
+    gives the reference patch. Every other task is listed with the reason (a RUN step, a
+    prebuilt image, several services: "needs Docker image X"). Each task passes check and
+    verify before it is written.
+
+    Example: localagentbench import terminal-bench ~/src/terminal-bench/tasks --out tb-suite
+    """
+    from localagentbench.importers import import_terminal_bench
+
+    result = import_terminal_bench(
+        path,
+        out,
+        names=task,
+        repeat=repeat,
+        sandbox=sandbox,
+        concurrency=concurrency,
+        progress=_progress,
+    )
+    report_result(result, "Terminal-Bench")

@@ -1,0 +1,215 @@
+"""Writing tasks that are proven, whole or not at all.
+
+Every candidate an importer or `generate` makes is written to a staging folder inside the
+output folder, then proven by the same calls `check` and `verify` make: the suite loader's
+schema and material checks, the fixture proof (`prove_fixture`), and a run of the mock
+agent's `solve` and `noop` through `execute`, read by `verify_problems`. Only a candidate
+with no problem is moved into place, by one rename: a task folder appears whole or not at
+all, and a rejected one leaves nothing behind but its line in the result.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from localagentbench.errors import ConfigError
+from localagentbench.grading import default_sandbox, proof_problems, prove_fixture
+from localagentbench.importers._tests import copy_tree
+from localagentbench.runner import (
+    RunOptions,
+    SilentProgress,
+    configuration_from_cli,
+    execute,
+    verify_problems,
+)
+from localagentbench.sandbox import select
+from localagentbench.tasks import load_suite
+
+__all__ = ["Candidate", "ImportResult", "Rejected", "write_proven"]
+
+
+@dataclass
+class Candidate:
+    """A task ready to be written: its YAML mapping and the folders and patch it points to."""
+
+    data: dict[str, Any]
+    """The task file's fields (``repo``, ``heldout.path``, ``reference`` relative to it)."""
+    repo: Path
+    """Copied to ``<id>/repo/``."""
+    patch: str
+    """Written to ``<id>/solution.patch``."""
+    heldout: Path | None = None
+    """Copied to ``<id>/heldout/``."""
+    item: str = ""
+    """What it was made from, for the report (default: the id)."""
+
+    @property
+    def task_id(self) -> str:
+        return str(self.data["id"])
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A candidate not written, or an item that never became one."""
+
+    item: str
+    reason: str
+    """A short category (what the counts group by)."""
+    detail: str = ""
+
+
+@dataclass
+class ImportResult:
+    """What an import or a generation wrote and what it turned down."""
+
+    out: Path
+    written: list[str] = field(default_factory=list)
+    """Ids of the task folders now in ``out``."""
+    rejected: list[Rejected] = field(default_factory=list)
+
+    def counts(self) -> Counter[str]:
+        """Rejections by reason."""
+        return Counter(r.reason for r in self.rejected)
+
+    def reject(self, item: str, reason: str, detail: str = "") -> None:
+        self.rejected.append(Rejected(item, reason, detail))
+
+
+class _TaskDumper(yaml.SafeDumper):
+    """Task files as a person would write them: no anchors, multi-line text as a block."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value and not any(ch in value for ch in "\t\r") else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_TaskDumper.add_representer(str, _text)
+
+
+def task_yaml(data: dict[str, Any]) -> str:
+    """The text of a task file for ``data``."""
+    return yaml.dump(data, Dumper=_TaskDumper, sort_keys=False, allow_unicode=True, width=96)
+
+
+def _stage(candidate: Candidate, root: Path) -> Path:
+    folder = root / candidate.task_id
+    folder.mkdir()
+    copy_tree(candidate.repo, folder / "repo")
+    if candidate.heldout is not None:
+        copy_tree(candidate.heldout, folder / "heldout")
+    (folder / "solution.patch").write_text(candidate.patch, encoding="utf-8")
+    (folder / "task.yaml").write_text(task_yaml(candidate.data), encoding="utf-8")
+    return folder
+
+
+def _verified(
+    staging: Path, ids: list[str], repeat: int, sandbox: str | None, concurrency: int
+) -> dict[str, list[str]]:
+    """Task id -> what `verify` would report about it (empty: verified)."""
+    run = Path(tempfile.mkdtemp(prefix="lab-import-verify-"))
+    try:
+        options = RunOptions(
+            tasks_dir=staging,
+            task_ids=ids,
+            configurations=[
+                configuration_from_cli("mock", None, mock_behavior="solve", config_id="reference"),
+                configuration_from_cli("mock", None, mock_behavior="noop", config_id="noop"),
+            ],
+            repeats=repeat,
+            concurrency=concurrency,
+            out=run / "run",
+            sandbox=sandbox,
+        )
+        try:
+            result = execute(options, progress=SilentProgress())
+        except ConfigError as e:  # no selected task can run on this machine
+            return {task_id: [f"cannot run here: {e}"] for task_id in ids}
+        problems: dict[str, list[str]] = {
+            u.id: [f"cannot run here: {u.reason}" + (f"; {u.hint}" if u.hint else "")]
+            for u in result.unrunnable
+        }
+        records: dict[str, list[Any]] = {}
+        for record in result.run_dir.records():
+            records.setdefault(record.task_id, []).append(record)
+        for task_id in ids:
+            if task_id not in problems:
+                found = records.get(task_id, [])
+                problems[task_id] = verify_problems(found) if found else ["no trial was recorded"]
+        return problems
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+
+
+def write_proven(
+    candidates: Sequence[Candidate],
+    out: Path,
+    result: ImportResult,
+    *,
+    repeat: int = 1,
+    sandbox: str | None = None,
+    concurrency: int = 2,
+    on_written: Callable[[str], None] | None = None,
+) -> ImportResult:
+    """Prove each candidate as `check` and `verify` would and move the proven ones into
+    ``out``; the others go to ``result.rejected`` with the first problem as their detail."""
+    out.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".lab-staging-", dir=out))
+    try:
+        staged: dict[str, Candidate] = {}
+        for c in candidates:
+            item = c.item or c.task_id
+            if (out / c.task_id).exists():
+                result.reject(
+                    item, "already written", f"{out / c.task_id} exists; remove it to redo"
+                )
+            elif c.task_id in staged:
+                result.reject(item, "duplicate id", f"another candidate is already {c.task_id}")
+            else:
+                _stage(c, staging)
+                staged[c.task_id] = c
+        if not staged:
+            return result
+        loaded = load_suite(staging)
+        failing: dict[str, list[str]] = {}
+        for problem in loaded.problems:
+            failing.setdefault(problem.task_id or "", []).append(f"check: {problem}")
+        healthy = [t for t in loaded.tasks if t.id not in failing]
+        box = default_sandbox() if sandbox is None else select(sandbox)
+        with ThreadPoolExecutor(max_workers=concurrency) as pool:
+            proofs = list(pool.map(lambda t: prove_fixture(t, box), healthy))
+        for task, proof in zip(healthy, proofs, strict=True):
+            for problem in proof_problems(task, proof):
+                failing.setdefault(task.id, []).append(f"check: {problem}")
+        to_verify = sorted(t.id for t in healthy if t.id not in failing)
+        if to_verify:
+            verified = _verified(staging, to_verify, repeat, sandbox, concurrency)
+            for task_id, found in verified.items():
+                if found:
+                    failing[task_id] = [f"verify: {p}" for p in found]
+        for task_id, candidate in staged.items():
+            item = candidate.item or task_id
+            problems = failing.get(task_id, [])
+            if problems:
+                stage = problems[0].split(":", 1)[0]
+                result.reject(item, f"fails {stage}", "; ".join(problems))
+                continue
+            (staging / task_id).rename(out / task_id)
+            result.written.append(task_id)
+            if on_written is not None:
+                on_written(task_id)
+        return result
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

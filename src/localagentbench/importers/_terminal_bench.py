@@ -1,0 +1,330 @@
+"""`import terminal-bench`: Terminal-Bench and Harbor task folders as tasks, where they fit.
+
+A Terminal-Bench task is a container: an instruction, a Dockerfile (or a prebuilt image),
+a solution script and pytest tests run against the container's ``/app``. Ours run in a
+folder under the sandbox, with this machine's programs. So a task is imported only when its
+environment adds nothing to a plain base image: a Dockerfile of ``FROM`` a stock Python or
+OS image, ``WORKDIR`` and ``COPY`` of the task's own files (they become the fixture). Any
+``RUN`` step, a compose file with services, or a prebuilt image is listed with that reason
+("needs Docker image X"). Paths under ``/app`` are rewritten to the workspace (the tests
+run with cwd = the workspace) and ``/tests`` to the injected ``tests/`` folder; the solution
+script runs once here to make the reference patch, and the tests before and after it give
+``fail_to_pass``. Both layouts load: Terminal-Bench's ``task.yaml`` + ``solution.sh`` +
+``tests/``, and Harbor's ``task.toml`` + ``instruction.md`` + ``environment/`` +
+``solution/solve.sh`` + ``tests/``.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import tempfile
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from localagentbench import __version__
+from localagentbench._env import grading_env
+from localagentbench._proc import run_process
+from localagentbench.errors import ConfigError
+from localagentbench.importers._prove import Candidate, ImportResult, write_proven
+from localagentbench.importers._source import source_info
+from localagentbench.importers._tests import copy_tree, git_patch, run_tests, split_ids
+
+__all__ = ["import_terminal_bench"]
+
+_STOCK_IMAGES = re.compile(
+    r"^(?:docker\.io/)?(?:library/)?(python|ubuntu|debian|alpine|busybox)(?::[\w.-]+)?$"
+    r"|^ghcr\.io/laude-institute/t-bench/(?:python|ubuntu|debian)[\w.-]*(?::[\w.-]+)?$"
+)
+"""Base images that add nothing a task needs beyond a shell and Python (what the sandbox has)."""
+
+TEST_COMMAND = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
+
+
+class Unfit(Exception):
+    """A task folder that cannot become a task here; ``reason`` is the count's category."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason, self.detail = reason, detail
+
+
+@dataclass(frozen=True)
+class _Folder:
+    """One task folder, read in either layout."""
+
+    name: str
+    instruction: str
+    difficulty: str
+    category: str
+    agent_timeout: int
+    test_timeout: int
+    environment: Path
+    """Where the Dockerfile and its build context are."""
+    image: str | None
+    """A prebuilt image the task names instead of a Dockerfile."""
+    solution: Path
+    tests: Path
+
+
+def _number(value: object, default: int) -> int:
+    """A timeout in whole seconds (rounded up), or the default."""
+    return -int(-value // 1) if isinstance(value, int | float) and value > 0 else default
+
+
+def _read(folder: Path) -> _Folder:
+    if (folder / "task.toml").is_file():
+        try:
+            config = tomllib.loads((folder / "task.toml").read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise Unfit("unreadable config", f"task.toml: {e}") from e
+        meta, env = config.get("metadata", {}), config.get("environment", {})
+        if not (folder / "instruction.md").is_file():
+            raise Unfit("no instruction", "instruction.md is missing")
+        return _Folder(
+            folder.name,
+            (folder / "instruction.md").read_text(encoding="utf-8"),
+            str(meta.get("difficulty", "medium")),
+            str(meta.get("category", "")),
+            _number(config.get("agent", {}).get("timeout_sec"), 900),
+            _number(config.get("verifier", {}).get("timeout_sec"), 180),
+            folder / "environment",
+            env.get("docker_image") if isinstance(env.get("docker_image"), str) else None,
+            folder / "solution" / "solve.sh",
+            folder / "tests",
+        )
+    if (folder / "task.yaml").is_file():
+        try:
+            config = yaml.safe_load((folder / "task.yaml").read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as e:
+            raise Unfit("unreadable config", f"task.yaml: {e}") from e
+        if not isinstance(config, dict) or not isinstance(config.get("instruction"), str):
+            raise Unfit("no instruction", "task.yaml has no `instruction`")
+        return _Folder(
+            folder.name,
+            config["instruction"],
+            str(config.get("difficulty", "medium")),
+            str(config.get("category", "")),
+            _number(config.get("max_agent_timeout_sec"), 900),
+            _number(config.get("max_test_timeout_sec"), 180),
+            folder,
+            None,
+            folder / "solution.sh",
+            folder / "tests",
+        )
+    raise Unfit("not a task folder", "no task.toml or task.yaml")
+
+
+def _fixture_files(task: _Folder) -> list[tuple[Path, str]]:
+    """(source, path in the workspace) of what the Dockerfile copies into its WORKDIR, or
+    Unfit naming what the task needs that the sandbox does not give."""
+    if task.image:
+        raise Unfit("needs a container", f"needs Docker image {task.image}")
+    compose = task.environment / "docker-compose.yaml"
+    if compose.is_file():
+        services = (yaml.safe_load(compose.read_text(encoding="utf-8")) or {}).get("services", {})
+        if isinstance(services, dict) and len(services) > 1:
+            raise Unfit(
+                "needs a container", f"needs {len(services)} services ({', '.join(services)})"
+            )
+    dockerfile = task.environment / "Dockerfile"
+    if not dockerfile.is_file():
+        raise Unfit("needs a container", "no Dockerfile to read the environment from")
+    text = re.sub(r"\\\n", " ", dockerfile.read_text(encoding="utf-8"))
+    workdir = "/app"
+    files: list[tuple[Path, str]] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        word, _, rest = line.partition(" ")
+        word, rest = word.upper(), rest.strip()
+        if word == "FROM":
+            image = rest.split()[0]
+            if not _STOCK_IMAGES.match(image):
+                raise Unfit("needs a container", f"needs Docker image {image}")
+        elif word == "WORKDIR":
+            workdir = rest
+        elif word in ("COPY", "ADD"):
+            parts = [p for p in shlex.split(rest) if not p.startswith("--")]
+            *sources, target = parts
+            if not target.startswith("/"):
+                target = f"{workdir.rstrip('/')}/{target}"
+            if not (target == workdir or target.startswith(workdir.rstrip("/") + "/")):
+                raise Unfit("needs a container", f"copies files to {target}, outside {workdir}")
+            relative = target[len(workdir) :].strip("/")
+            for source in sources:
+                path = task.environment / source
+                if not path.exists():
+                    raise Unfit("missing file", f"the Dockerfile copies {source}, not there")
+                into_folder = path.is_dir() or len(sources) > 1 or target.endswith("/")
+                if path.is_file() and (into_folder or not relative):
+                    files.append((path, f"{relative}/{path.name}".strip("/")))
+                else:
+                    files.append((path, relative))
+        elif word in ("ENV", "CMD", "ENTRYPOINT", "LABEL", "USER", "ARG", "EXPOSE", "SHELL"):
+            continue
+        else:
+            raise Unfit("needs a container", f"needs Docker image built with `{line[:80]}`")
+    return files
+
+
+def _localise(text: str, workdir: str = "/app") -> str:
+    """Container paths made workspace paths: ``/app/x`` -> ``x``, ``/app`` -> ``.``,
+    ``/tests/`` -> ``tests/``."""
+    text = re.sub(rf"(?<![\w.]){re.escape(workdir)}/", "", text)
+    text = re.sub(rf"(?<![\w.]){re.escape(workdir)}\b", ".", text)
+    return re.sub(r"(?<![\w.])/tests/", "tests/", text)
+
+
+def _difficulty(value: str) -> str:
+    return value if value in ("easy", "medium", "hard") else "medium"
+
+
+def _build(task: _Folder, scratch: Path, source: dict[str, str | None]) -> Candidate:
+    files = _fixture_files(task)
+    if not task.solution.is_file():
+        raise Unfit("no solution", f"{task.solution.name} is missing")
+    tests = sorted(task.tests.glob("test_*.py")) if task.tests.is_dir() else []
+    if not tests:
+        raise Unfit(
+            "no pytest tests", "tests/ holds no test_*.py (a shell verifier is not run here)"
+        )
+    repo, heldout, after = scratch / "repo", scratch / "heldout", scratch / "after"
+    repo.mkdir()
+    for path, rel in files:
+        if path.is_dir():
+            copy_tree(path, repo / rel)
+        else:
+            (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, repo / rel)
+    for path in sorted(task.tests.rglob("*")):
+        if path.is_file() and path.name not in ("test.sh", "run-tests.sh"):
+            target = heldout / "tests" / path.relative_to(task.tests)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            text = (
+                path.read_text(encoding="utf-8", errors="strict") if path.suffix == ".py" else None
+            )
+            if text is not None:
+                target.write_text(_localise(text), encoding="utf-8")
+            else:
+                shutil.copy2(path, target)
+    copy_tree(repo, after)
+    script = scratch / "solve.sh"
+    script.write_text(_localise(task.solution.read_text(encoding="utf-8")), encoding="utf-8")
+    home = scratch / "home"
+    home.mkdir()
+    solved = run_process(
+        ["bash", str(script)], cwd=after, env=grading_env(home), timeout_s=task.agent_timeout
+    )
+    if solved.exit_code != 0:
+        tail = (
+            (solved.stderr or solved.stdout or solved.start_error or "").strip().splitlines()[-1:]
+        )
+        raise Unfit(
+            "solution fails here", f"solve script exited {solved.exit_code}: {' '.join(tail)}"
+        )
+    before, graded = scratch / "before", scratch / "graded"
+    for tree, base in ((before, repo), (graded, after)):
+        copy_tree(base, tree)
+        copy_tree(heldout, tree)
+    ran_after = run_tests(graded, TEST_COMMAND, task.test_timeout)
+    if not ran_after.passed or ran_after.report is None:
+        raise Unfit("tests fail after the solution", ran_after.tail())
+    f2p, p2p = split_ids(
+        "pytest", run_tests(before, TEST_COMMAND, task.test_timeout).report, ran_after.report
+    )
+    if not f2p:
+        raise Unfit("tests already pass", "every test passes before the solution")
+    slug = re.sub(r"[^a-z0-9]+", "-", task.name.lower()).strip("-")
+    prompt = _localise(task.instruction.strip()) + (
+        "\n\nWork in the current directory (the task's `/app`); paths above are relative to it.\n"
+    )
+    data: dict[str, Any] = {
+        "id": f"tb-{slug}",
+        "version": 1,
+        "title": f"Terminal-Bench: {task.name}",
+        "prompt": prompt,
+        "difficulty": _difficulty(task.difficulty),
+        "category": "cli",
+        "language": "shell",
+        "project": f"terminal-bench-{slug}",
+        "repo": {"type": "fixture", "path": "repo"},
+        "oracle": {"command": [["true"]], "timeout_s": 30},
+        "heldout": {"path": "heldout", "command": TEST_COMMAND, "timeout_s": task.test_timeout},
+        "fail_to_pass": f2p,
+        **({"pass_to_pass": p2p} if p2p else {}),
+        "reference": "solution.patch",
+        "timeout_s": task.agent_timeout,
+        "provenance": {
+            **source,
+            "tool": f"localagentbench {__version__} import terminal-bench",
+            "item": task.name,
+        },
+        "notes": f"Imported from Terminal-Bench ({task.name}; category {task.category or '-'}): "
+        "/app and /tests rewritten to the workspace; the tests are all held out; the "
+        "reference is the solution script's effect on the fixture.",
+    }
+    return Candidate(data, repo, git_patch(repo, after), heldout, task.name)
+
+
+def task_folders(root: Path) -> list[Path]:
+    """``root`` itself when it is a task folder, else its task folders (one level or under
+    ``tasks/``), sorted."""
+    marks = ("task.toml", "task.yaml")
+    if any((root / m).is_file() for m in marks):
+        return [root]
+    found = {p.parent for m in marks for p in [*root.glob(f"*/{m}"), *root.glob(f"tasks/*/{m}")]}
+    return sorted(found)
+
+
+def import_terminal_bench(
+    root: Path,
+    out: Path,
+    *,
+    names: list[str] | None = None,
+    repeat: int = 1,
+    sandbox: str | None = None,
+    concurrency: int = 2,
+    progress: Callable[[str], None] | None = None,
+) -> ImportResult:
+    """Import the task folders under ``root`` that fit the sandbox; list the others."""
+    folders = task_folders(root)
+    if not folders:
+        raise ConfigError(
+            f"{root}: no Terminal-Bench task folders (DIR/<task>/task.toml or task.yaml)"
+        )
+    if names:
+        unknown = sorted(set(names) - {f.name for f in folders})
+        if unknown:
+            raise ConfigError(f"--task {', '.join(unknown)}: no such task folder under {root}")
+        folders = [f for f in folders if f.name in names]
+    result = ImportResult(out=out)
+    source = source_info(root)
+    candidates = []
+    with tempfile.TemporaryDirectory(prefix="lab-tbench-") as tmp:
+        for folder in folders:
+            scratch = Path(tmp) / folder.name
+            scratch.mkdir()
+            try:
+                candidates.append(_build(_read(folder), scratch, source))
+            except (Unfit, UnicodeDecodeError) as e:
+                reason, detail = (
+                    (e.reason, e.detail) if isinstance(e, Unfit) else ("unreadable file", str(e))
+                )
+                result.reject(folder.name, reason, detail)
+        return write_proven(
+            candidates,
+            out,
+            result,
+            repeat=repeat,
+            sandbox=sandbox,
+            concurrency=concurrency,
+            on_written=progress,
+        )

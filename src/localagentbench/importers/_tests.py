@@ -1,0 +1,153 @@
+"""Running a tree's tests once, outside any trial, to learn which ids fail and pass.
+
+Importers and `generate` compute a task's `fail_to_pass` and `pass_to_pass` by running its
+full tests on the pristine tree and on the tree with the reference applied. The commands
+run as the grader runs them (its environment, a private HOME, the runner's per-test
+report), so the ids are those the grader will select by.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from localagentbench._env import grading_env
+from localagentbench._proc import run_process
+from localagentbench.errors import InfraError
+from localagentbench.grading import Runner, TestReport, detect_runner, instrument, parse_report
+
+__all__ = ["TestRun", "copy_tree", "git_patch", "named_ids", "run_tests", "split_ids"]
+
+
+@dataclass(frozen=True)
+class TestRun:
+    """One run of a test command: its exit code and per-test outcomes (None: no report)."""
+
+    __test__ = False  # not a pytest test class
+
+    exit_code: int | None
+    report: TestReport | None
+    output: str
+    """The tail of what the command printed, for a rejection's reason."""
+
+    @property
+    def passed(self) -> bool:
+        return self.exit_code == 0 and self.report is not None and self.report.total > 0
+
+    def tail(self, lines: int = 3) -> str:
+        kept = [line.strip() for line in self.output.strip().splitlines() if line.strip()]
+        return " | ".join(kept[-lines:])
+
+
+def copy_tree(source: Path, target: Path) -> None:
+    """``source``'s contents over ``target`` (created when missing), links kept as links."""
+    shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+
+
+def run_tests(tree: Path, argv: list[str], timeout_s: float) -> TestRun:
+    """Run one test command with cwd = ``tree`` and read its per-test report."""
+    runner = detect_runner(argv)
+    if runner is None:
+        raise ValueError(f"{argv}: not a pytest, go test or node --test command")
+    with tempfile.TemporaryDirectory(prefix="lab-import-") as tmp:
+        home, report_file = Path(tmp) / "home", Path(tmp) / "report"
+        home.mkdir()
+        result = run_process(
+            instrument(argv, runner, report_file),
+            cwd=tree,
+            env=grading_env(home),
+            timeout_s=timeout_s,
+        )
+        report = parse_report(runner, report_file, result.stdout, cwd=tree)
+    output = result.start_error or f"{result.stdout}\n{result.stderr}"
+    if result.timed_out:
+        output += f"\ntimed out after {timeout_s:g}s"
+    return TestRun(result.exit_code, report, output)
+
+
+def _name(runner: Runner, test_id: str, report: TestReport) -> str | None:
+    """The id a task lists for one reported case (None: not listed on its own).
+
+    pytest: the node id. Go: the top-level test name (subtests are judged with it). node:
+    the test's own name, which `--test-name-pattern` selects by.
+    """
+    unit, _, name = test_id.partition("::")
+    if runner == "pytest":
+        return test_id
+    if runner == "go":
+        return name if name and "/" not in name else None
+    if not name:
+        return None  # a node file that failed as a whole
+    own = [n for n in report.names.get(test_id, ()) if " > " not in n]
+    return own[0] if own else name.rsplit(" > ", 1)[-1]
+
+
+def named_ids(runner: Runner, report: TestReport) -> dict[str, str]:
+    """Listed id -> its outcome (a failure of any case of the id wins)."""
+    found: dict[str, str] = {}
+    for test_id, outcome in report.cases.items():
+        name = _name(runner, test_id, report)
+        if name is None or outcome == "skipped":
+            continue
+        if found.get(name) != "failed":
+            found[name] = outcome
+    return found
+
+
+def split_ids(
+    runner: Runner, before: TestReport | None, after: TestReport
+) -> tuple[list[str], list[str]]:
+    """(fail_to_pass, pass_to_pass): ids passing after, split by whether they passed before.
+
+    A test missing before (its file did not load, a panic ended the binary) failed there.
+    """
+    was = named_ids(runner, before) if before is not None else {}
+    now = named_ids(runner, after)
+    passing = [name for name, outcome in now.items() if outcome == "passed"]
+    f2p = [n for n in passing if was.get(n) != "passed"]
+    p2p = [n for n in passing if was.get(n) == "passed"]
+    return f2p, p2p
+
+
+def git_patch(before: Path, after: Path) -> str:
+    """A patch (``git apply`` at the tree's root) turning ``before`` into ``after``.
+
+    Made with git itself, as the authoring guide does by hand: ``before`` committed in a
+    scratch repository, ``after`` copied over it, every change staged, the staged diff.
+    """
+    git = [
+        "git",
+        "-c",
+        "user.name=lab",
+        "-c",
+        "user.email=lab@localhost",
+        "-c",
+        "core.autocrlf=false",
+    ]
+    with tempfile.TemporaryDirectory(prefix="lab-patch-") as tmp:
+        work = Path(tmp) / "w"
+        copy_tree(before, work)
+        steps = [
+            ["init", "-q"],
+            ["add", "-A"],
+            ["commit", "-q", "--allow-empty", "--no-verify", "-m", "before"],
+        ]
+        for step in steps:
+            _git(git + step, work)
+        for path in list(work.iterdir()):
+            if path.name != ".git":
+                shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+        copy_tree(after, work)
+        _git(git + ["add", "-A"], work)
+        return _git(git + ["diff", "--cached", "--binary", "--no-color", "--no-ext-diff"], work)
+
+
+def _git(argv: list[str], cwd: Path) -> str:
+    result = run_process(argv, cwd=cwd, timeout_s=60)
+    if result.exit_code != 0:
+        raise InfraError(
+            f"`{' '.join(argv)}` failed: {result.stderr.strip() or result.start_error}"
+        )
+    return result.stdout

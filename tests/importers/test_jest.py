@@ -1,0 +1,67 @@
+"""Jest files converted to node:test mechanically; error messages the tests assert, read."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from tests.importers._track import LEAP_TEST, TWO_FER_EXAMPLE, TWO_FER_SPEC
+
+from localagentbench._proc import run_process
+from localagentbench.importers._jest import (
+    EXPECT_FILE,
+    EXPECT_MODULE,
+    JestError,
+    esm_imports,
+    to_node_test,
+)
+from localagentbench.importers._messages import asserted_messages, missing_from
+
+
+def test_relative_imports_get_the_js_extension() -> None:
+    source = "import { a } from './a';\nimport b from '../lib/b.js';\nimport c from 'node:fs';\n"
+    assert esm_imports(source) == (
+        "import { a } from './a.js';\nimport b from '../lib/b.js';\nimport c from 'node:fs';\n"
+    )
+
+
+def test_a_file_using_the_jest_object_is_refused_with_the_reason() -> None:
+    with pytest.raises(JestError, match=r"jest\.fn"):
+        to_node_test("test('x', () => { const f = jest.fn(); });\n", "./" + EXPECT_FILE)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_converted_tests_run_under_node_test_and_matchers_fail_when_they_should(tmp_path) -> None:
+    (tmp_path / "package.json").write_text('{"type": "module"}\n')
+    (tmp_path / EXPECT_FILE).write_text(EXPECT_MODULE)
+    (tmp_path / "two-fer.js").write_text(TWO_FER_EXAMPLE)
+    extra = (
+        "\ntest('matchers', async () => {\n"
+        "  expect({ a: [1, { b: undefined }] }).toEqual({ a: [1, {}] });\n"
+        "  expect([1, 2]).not.toContain(3);\n"
+        "  expect(0.1 + 0.2).toBeCloseTo(0.3);\n"
+        "  expect(() => { throw new RangeError('bad'); }).toThrow(RangeError);\n"
+        "  await expect(Promise.reject(new Error('no'))).rejects.toThrow('no');\n"
+        "  expect(() => expect(1).toBe(2)).toThrow('expected 1 to be 2');\n"
+        "  expect(() => expect(1).toBeFrobbed()).toThrow('not supported');\n"
+        "});\n"
+    )
+    (tmp_path / "two-fer.spec.js").write_text(
+        to_node_test(TWO_FER_SPEC + extra, "./" + EXPECT_FILE)
+    )
+    done = run_process(["node", "--test", "two-fer.spec.js"], cwd=tmp_path, timeout_s=120)
+    assert done.exit_code == 0, done.stdout + done.stderr
+    assert "# pass 5" in done.stdout
+
+
+def test_asserted_messages_are_read_from_python_and_javascript_tests() -> None:
+    assert asserted_messages(LEAP_TEST, "python") == [("ValueError", "year must be positive")]
+    assert asserted_messages(TWO_FER_SPEC, "javascript") == [("Error", "name must not be empty")]
+    regex = "expect(() => f()).toThrow('plain text');\n"
+    assert asserted_messages(regex, "javascript") == [("Error", "plain text")]
+
+
+def test_only_messages_the_instructions_lack_are_added() -> None:
+    pairs = [("ValueError", "Year must be positive"), ("ValueError", "too big")]
+    text = "Raise an error: year must be positive."
+    assert missing_from(text, pairs) == [("ValueError", "too big")]
