@@ -100,7 +100,7 @@ def test_recording_has_request_response_status_latency_usage(
     assert first["front"] == "openai-chat"
     assert first["request"]["messages"] == MESSAGES
     assert first["response"]["text"] == "I will read the file first."
-    assert first["usage"] == {"input": 100, "output": 20, "source": "backend"}
+    assert first["usage"] == {"input": 100, "output": 20, "cached": 0, "source": "backend"}
     assert first["latency_s"] > 0
     assert first["ttft_s"] is not None
     assert first["ttft_s"] <= first["latency_s"]
