@@ -17,7 +17,8 @@ def _statistics_section() -> str:
     text = METHODOLOGY.read_text(encoding="utf-8")
     start = text.index("\n## Statistics\n")
     end = text.find("\n## ", start + 1)
-    return text[start : end if end != -1 else len(text)]
+    # Fenced blocks (```console) would pair their backticks with the inline spans after them.
+    return re.sub(r"^```.*$", "", text[start : end if end != -1 else len(text)], flags=re.M)
 
 
 @pytest.mark.parametrize("name", stats.__all__)
