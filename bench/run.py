@@ -58,10 +58,10 @@ def main() -> None:
         f"{'case':<34} {'cache':<5} {'trials':>6} {'s':>7} {'grade s':>8} {'goal':>5} {'ratio':>6}"
     )
     with tempfile.TemporaryDirectory(prefix="lab-bench-run-") as tmp:
-        for name, args, goal in cases:
-            cache = Path(tmp) / f"cache-{len(name)}"
+        for i, (name, args, goal) in enumerate(cases):
+            cache = Path(tmp) / f"cache-{i}"
             for state in ("cold", "warm"):
-                out = Path(tmp) / f"{len(name)}-{state}"
+                out = Path(tmp) / f"case-{i}-{state}"
                 seconds, grade_s, n = run_once(args, out, cache)
                 line = f"{name:<34} {state:<5} {n:>6} {seconds:>7.2f} {grade_s:>8.2f}"
                 print(f"{line} {goal:>5.1f} {seconds / goal:>6.2f}")
