@@ -17,6 +17,7 @@ PACKAGE = Path(localagentbench.__file__).parent
 LAYERS: tuple[str, ...] = (
     "localagentbench",
     "errors",
+    "_lazy",
     "_env",
     "_io",
     "_proc",

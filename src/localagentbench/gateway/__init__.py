@@ -5,9 +5,9 @@ trial's URLs and reads the trial's `TrialStats` when it closes the trial. A mode
 (built in, or a plug-in: docs/AGENTS.md) turns a canonical `ChatRequest` into `Event`s.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from localagentbench._lazy import lazy_attributes
 from localagentbench.gateway._canonical import (
     ChatRequest,
     Event,
@@ -63,14 +63,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import an aiohttp-backed name from its module the first time it is asked for."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _LAZY)
 
 
 __all__ = [

@@ -7,9 +7,9 @@ the quality part of the composite; `agreement` compares verdicts with hand label
 another stamp. Hard checks win: a verdict never changes a trial's success.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from localagentbench._lazy import lazy_attributes
 from localagentbench.judge._agreement import Agreement, agreement, read_labels
 from localagentbench.judge._prompt import TEMPLATE_VERSION, BlindTrial, redact
 from localagentbench.judge._quality import JudgeScores, judge_scores, pairwise_text
@@ -35,14 +35,7 @@ if TYPE_CHECKING:  # the names __getattr__ loads on first use
 _LAZY = {"JudgeOptions": "_session", "SessionResult": "_session", "judge_runs": "_session"}
 
 
-def __getattr__(name: str) -> Any:
-    """Import a session name from its module the first time it is asked for."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _LAZY)
 
 
 __all__ = [
