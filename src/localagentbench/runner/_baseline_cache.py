@@ -17,13 +17,13 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel
 
 from localagentbench import __version__
 from localagentbench._env import cache_dir
-from localagentbench._io import atomic_write_text
 from localagentbench.grading import TestReport
 from localagentbench.records import utc_now
+from localagentbench.runner._cachefile import CacheFile, merge_cache, read_cache
 from localagentbench.runner._toolchain import fingerprint
 from localagentbench.sandbox import Sandbox
 from localagentbench.tasks import Task, task_digest
@@ -38,22 +38,13 @@ class _Entry(BaseModel):
     computed_at: str
 
 
-class _StoreFile(BaseModel):
+class _StoreFile(CacheFile[_Entry]):
     version: int = STORE_VERSION
-    entries: dict[str, _Entry] = Field(default_factory=dict)
 
 
 def baseline_cache_file() -> Path:
     """Where the results live (``$XDG_CACHE_HOME/localagentbench``, else ~/.cache)."""
     return cache_dir() / "pristine.json"
-
-
-def _read(path: Path) -> _StoreFile:
-    try:
-        data = _StoreFile.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, ValidationError):
-        return _StoreFile()  # missing or damaged: the results are computed again
-    return data if data.version == STORE_VERSION else _StoreFile()
 
 
 class BaselineCache:
@@ -79,7 +70,7 @@ class BaselineCache:
             return None
         with self._lock:
             if self._known is None:
-                self._known = _read(self.path).entries
+                self._known = read_cache(self.path, _StoreFile).entries
             entry = self._known.get(full)
         if entry is None:
             return None
@@ -94,11 +85,6 @@ class BaselineCache:
             return
         entry = _Entry(report=value.to_json(), computed_at=utc_now())
         with self._lock:
-            current = _read(self.path)  # merged with what another run wrote meanwhile
-            current.entries[full] = entry
+            merge_cache(self.path, _StoreFile, {full: entry})
             if self._known is not None:
                 self._known[full] = entry
-            try:
-                atomic_write_text(self.path, current.model_dump_json())
-            except OSError:
-                return  # a read-only cache costs the next run a recomputation, nothing else

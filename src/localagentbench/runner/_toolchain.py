@@ -27,12 +27,12 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel
 
 from localagentbench._env import cache_dir, clean_path, toolchain_dirs
-from localagentbench._io import atomic_write_text
 from localagentbench.grading import FixtureProof, prove_fixture
 from localagentbench.records import UnrunnableTask, utc_now
+from localagentbench.runner._cachefile import CacheFile, merge_cache, read_cache
 from localagentbench.sandbox import Sandbox, isolation_level
 from localagentbench.tasks import Task, task_digest
 
@@ -54,11 +54,10 @@ class _Entry(BaseModel):
     proved_at: str
 
 
-class ProofCache(BaseModel):
+class ProofCache(CacheFile[_Entry]):
     """``toolchains.json`` in the user cache: proof outcomes by task and machine fingerprint."""
 
     version: int = CACHE_VERSION
-    entries: dict[str, _Entry] = Field(default_factory=dict)
 
 
 def toolchain_cache_file() -> Path:
@@ -100,25 +99,6 @@ def fingerprint(task: Task, sandbox: Sandbox) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
-def _read(path: Path) -> ProofCache:
-    try:
-        cache = ProofCache.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, ValidationError):
-        return ProofCache()
-    return cache if cache.version == CACHE_VERSION else ProofCache()
-
-
-def _write(path: Path, fresh: dict[str, _Entry]) -> None:
-    if not fresh:
-        return
-    cache = _read(path)  # merged with what another run may have written meanwhile
-    cache.entries.update(fresh)
-    try:
-        atomic_write_text(path, cache.model_dump_json(indent=1))
-    except OSError:
-        return  # a read-only cache costs the next run a proof, nothing else
-
-
 def prove_toolchains(
     tasks: Sequence[Task],
     sandbox: Sandbox,
@@ -132,7 +112,7 @@ def prove_toolchains(
     classifies a missing toolchain as an infra error).
     """
     path = cache_file or toolchain_cache_file()
-    known = _read(path).entries
+    known = read_cache(path, ProofCache).entries
     keys = {
         task.key: f"{task.key}:{task_digest(task)}:{fingerprint(task, sandbox)}" for task in tasks
     }
@@ -153,7 +133,8 @@ def prove_toolchains(
             )
     # Only what ran is remembered: a fault is proven again next time (a missing program
     # fails at once; a timeout under load must not mark a task unrunnable for good).
-    _write(path, {key: entry for key, entry in fresh.items() if entry.outcome == "runnable"})
+    runnable = {key: entry for key, entry in fresh.items() if entry.outcome == "runnable"}
+    merge_cache(path, ProofCache, runnable, indent=1)
     entries = {**known, **fresh}
     return [
         UnrunnableTask(id=task.id, version=task.version, reason=entry.reason, hint=entry.hint)
