@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import Any
+
+from localagentbench.grading import CommandsResult
+from localagentbench.records import Tokens, TrialRecord
 
 
 def script(path: Path, body: str) -> Path:
@@ -44,3 +48,36 @@ def install_plugin(
         (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n")
         (info / "entry_points.txt").write_text(entry_points)
     return site
+
+
+def trial_record(task: str, config: str, repeat: int, success: bool, **fields: Any) -> TrialRecord:
+    """A finished trial's record with plain defaults (mock agent, no model, one visible
+    command that passed or failed with ``success``); ``fields`` override any of them."""
+    ran = CommandsResult(passed=success, exit_codes=[0 if success else 1])
+    values: dict[str, Any] = {
+        "run_id": "r",
+        "trial_id": f"{task}--{config}--r{repeat}",
+        "task_id": task,
+        "task_version": 1,
+        "config_id": config,
+        "agent": "mock",
+        "model": None,
+        "repeat": repeat,
+        "status": "completed",
+        "success": success,
+        "correctness": float(success),
+        "overfit": False,
+        "claimed_done": True,
+        "false_success": not success,
+        "damage": [],
+        "wall_s": 1.0,
+        "isolation": "none",
+        "tokens": Tokens(input=1, output=1, source="gateway"),
+        "visible": ran,
+        "heldout": None,
+        "checks": [],
+        "started_at": "2026-01-01T00:00:00Z",
+        "finished_at": "2026-01-01T00:00:01Z",
+        "pristine_commit": "0" * 40,
+    }
+    return TrialRecord(**{**values, **fields})

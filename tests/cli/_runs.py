@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from localagentbench.grading import CommandsResult
-from localagentbench.records import ConfigurationInfo, RunDir, RunInfo, Tokens, TrialRecord
+from labtest import trial_record
+from localagentbench.records import ConfigurationInfo, RunDir, RunInfo
 
 
 def make_run(
@@ -46,33 +46,14 @@ def make_run(
         )
     )
     for (task, config, repeat), success in outcomes.items():
-        ran = CommandsResult(passed=success, exit_codes=[0 if success else 1])
         run_dir.write_record(
-            TrialRecord(
+            trial_record(
+                task,
+                config,
+                repeat,
+                success,
                 run_id=run_id,
-                trial_id=f"{task}--{config}--r{repeat}",
-                task_id=task,
-                task_version=1,
-                config_id=config,
-                agent="mock",
-                model=None,
-                repeat=repeat,
-                status="completed",
-                success=success,
-                correctness=float(success),
-                overfit=False,
-                claimed_done=True,
-                false_success=not success,
-                damage=[],
                 wall_s=wall_s(task, config, repeat) if wall_s else 5.0 + repeat,
-                isolation="none",
-                tokens=Tokens(input=1, output=1, source="gateway"),
-                visible=ran,
-                heldout=None,
-                checks=[],
-                started_at="2026-01-01T00:00:00Z",
-                finished_at="2026-01-01T00:00:01Z",
-                pristine_commit="0" * 40,
             )
         )
     return path

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 import yaml
 
+from labtest import trial_record
 from localagentbench.grading import CommandsResult
 from localagentbench.records import (
     ConfigurationInfo,
     RunDir,
     RunInfo,
     TaskProvenance,
-    Tokens,
     TrialRecord,
 )
 
@@ -40,33 +40,18 @@ def _record(
     run_id: str, trial_id: str, config: str, task: str, repeat: int, success: bool
 ) -> TrialRecord:
     agent, model = CONFIGS[config]
-    ran = CommandsResult(passed=success, exit_codes=[0 if success else 1])
-    return TrialRecord(
+    return trial_record(
+        task,
+        config,
+        repeat,
+        success,
         run_id=run_id,
         trial_id=trial_id,
-        task_id=task,
-        task_version=1,
-        config_id=config,
         agent=agent,
         model=model,
-        repeat=repeat,
-        status="completed",
-        success=success,
-        correctness=float(success),
-        overfit=False,
-        claimed_done=True,
-        false_success=not success,
-        damage=[],
         wall_s=10.0,
-        isolation="none",
-        tokens=Tokens(input=1, output=1, source="gateway"),
-        visible=ran,
-        heldout=ran,
-        checks=[],
+        heldout=CommandsResult(passed=success, exit_codes=[0 if success else 1]),
         final_answer=f"Done ({agent} with {model}): fixed add in {trial_id}.",
-        started_at="2026-01-01T00:00:00Z",
-        finished_at="2026-01-01T00:00:01Z",
-        pristine_commit="0" * 40,
     )
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from localagentbench.grading import CommandsResult
+from labtest import trial_record
 from localagentbench.records import RunDir, Tokens, TrialRecord, summarise
 from localagentbench.stats import pass_at_k
 
@@ -44,32 +44,13 @@ SPEC_FIELDS = {
 def _record(
     task: str, config: str, repeat: int, success: bool, status: str = "completed"
 ) -> TrialRecord:
-    ran = CommandsResult(passed=success, exit_codes=[0 if success else 1])
-    return TrialRecord(
-        run_id="r",
-        trial_id=f"{task}--{config}--r{repeat}",
-        task_id=task,
-        task_version=1,
-        config_id=config,
-        agent="mock",
-        model=None,
-        repeat=repeat,
-        status=status,  # type: ignore[arg-type]
-        success=success,
-        correctness=float(success),
-        overfit=False,
-        claimed_done=True,
-        false_success=not success,
-        damage=[],
-        wall_s=1.0,
-        isolation="none",
+    return trial_record(
+        task,
+        config,
+        repeat,
+        success,
+        status=status,
         tokens=Tokens(input=10, output=5, source="gateway"),
-        visible=ran,
-        heldout=None,
-        checks=[],
-        started_at="2026-01-01T00:00:00Z",
-        finished_at="2026-01-01T00:00:01Z",
-        pristine_commit="0" * 40,
     )
 
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from localagentbench.grading import CheckResult, CommandsResult
+from labtest import trial_record
+from localagentbench.grading import CheckResult
 from localagentbench.records import (
     QUALITY_NOTE,
     SUMMARY_VERSION,
     Summary,
-    Tokens,
     TrialRecord,
     summarise,
 )
@@ -35,36 +35,22 @@ def _rec(
     compliance: list[bool] | None = None,
     damage: bool = False,
 ) -> TrialRecord:
-    ran = CommandsResult(passed=success, exit_codes=[0 if success else 1])
     checks = [
         CheckResult(kind="tests-preserved", name=f"c{i}", passed=ok, reason="r", compliance=True)
         for i, ok in enumerate(compliance or [])
     ]
-    return TrialRecord(
-        run_id="r",
-        trial_id=f"{task}--{config}--r{repeat}",
-        task_id=task,
-        task_version=1,
-        config_id=config,
-        agent="mock",
-        model=None,
-        repeat=repeat,
-        status=status,  # type: ignore[arg-type]
-        success=success,
+    return trial_record(
+        task,
+        config,
+        repeat,
+        success,
+        status=status,
         correctness=float(success) if correctness is None else correctness,
-        overfit=False,
         claimed_done=claimed,
         false_success=claimed and not success,
         damage=["deleted tracked file: x"] if damage else [],
         wall_s=wall_s,
-        isolation="none",
-        tokens=Tokens(input=1, output=1, source="gateway"),
-        visible=ran,
-        heldout=None,
         checks=checks,
-        started_at="2026-01-01T00:00:00Z",
-        finished_at="2026-01-01T00:00:01Z",
-        pristine_commit="0" * 40,
     )
 
 
