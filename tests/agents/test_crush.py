@@ -6,38 +6,18 @@ import json
 import sqlite3
 from pathlib import Path
 
-from localagentbench.agents import AgentContext, make_agent
+from localagentbench.agents import make_agent
 from localagentbench.agents._crush import CrushAgent, parse_session
 from localagentbench.gateway import Gateway
-from localagentbench.tasks import load_tasks
 
-
-def _context(make_task, tmp_path: Path, gateway: Gateway) -> AgentContext:
-    root = make_task()
-    [task] = load_tasks(root.parent)
-    workspace, home = tmp_path / "work", tmp_path / "home"
-    workspace.mkdir()
-    home.mkdir()
-    route = gateway.open_trial(
-        "t", model="scripted/fix-greeting", workspace=workspace, log_path=tmp_path / "gateway.jsonl"
-    )
-    return AgentContext(
-        trial_id="t",
-        task=task,
-        workspace=workspace,
-        home=home,
-        model="scripted/fix-greeting",
-        timeout_s=60,
-        route=route,
-        gateway_port=gateway.port,
-    )
+from ._e2e import trial_context
 
 
 def test_crush_command_line_and_config_stay_out_of_the_workspace(make_task, tmp_path: Path) -> None:
     agent = make_agent("crush", {"max_output_tokens": 2048, "reasoning_effort": "low"})
     assert isinstance(agent, CrushAgent)
     with Gateway() as gateway:
-        ctx = _context(make_task, tmp_path, gateway)
+        ctx = trial_context(make_task(), tmp_path, gateway)
         assert ctx.route is not None
         invocation = agent.invocation(ctx, ctx.route, Path("/usr/bin/crush"))
     argv = invocation.argv
