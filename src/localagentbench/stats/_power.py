@@ -16,6 +16,15 @@ def _open_unit(value: object, name: str) -> float:
     return number
 
 
+def _z_sum(alpha: object, power: object) -> float:
+    """``z_{1 - alpha/2} + z_power`` for a two-sided test, both arguments checked."""
+    from scipy.stats import norm  # type: ignore[import-untyped, unused-ignore]
+
+    level = _open_unit(alpha, "alpha")
+    target = _open_unit(power, "power")
+    return float(norm.ppf(1.0 - level / 2.0) + norm.ppf(target))
+
+
 def minimum_detectable_effect(
     n_tasks: int,
     repeats: int,
@@ -76,20 +85,17 @@ def minimum_detectable_effect(
     Raises:
         ValueError: an argument is out of range.
     """
-    from scipy.stats import norm  # type: ignore[import-untyped, unused-ignore]
 
     tasks = as_count(n_tasks, "n_tasks")
     reps = as_count(repeats, "repeats")
     if tasks < 1 or reps < 1:
         raise ValueError(f"n_tasks and repeats must be >= 1, got {tasks} and {reps}")
     p0 = as_fraction(base_rate, "base_rate")
-    level = _open_unit(alpha, "alpha")
-    target = _open_unit(power, "power")
+    z_sum = _z_sum(alpha, power)
     rho = as_fraction(icc, "icc")
     if p0 == 1.0:
         return math.inf
     deff = 1.0 + (reps - 1) * rho
-    z_sum = float(norm.ppf(1.0 - level / 2.0) + norm.ppf(target))
     return _solve_delta(z_sum * z_sum * deff / (tasks * reps), p0)
 
 
@@ -256,18 +262,15 @@ def detectable_effect_floor(
     Raises:
         ValueError: an argument is out of range.
     """
-    from scipy.stats import norm  # type: ignore[import-untyped, unused-ignore]
 
     tasks = as_count(n_tasks, "n_tasks")
     if tasks < 1:
         raise ValueError(f"n_tasks must be >= 1, got {tasks}")
     p0 = as_fraction(base_rate, "base_rate")
-    level = _open_unit(alpha, "alpha")
-    target = _open_unit(power, "power")
+    z_sum = _z_sum(alpha, power)
     rho = as_fraction(icc, "icc")
     if p0 == 1.0:
         return math.inf
-    z_sum = float(norm.ppf(1.0 - level / 2.0) + norm.ppf(target))
     return _solve_delta(z_sum * z_sum * rho / tasks, p0)
 
 
@@ -300,15 +303,13 @@ def tasks_to_detect(
         ValueError: an argument is out of range, ``effect`` is not above 0,
             or ``base_rate + effect`` is above 1 (no such rise exists).
     """
-    from scipy.stats import norm  # type: ignore[import-untyped, unused-ignore]
 
     d = as_fraction(effect, "effect")
     reps = as_count(repeats, "repeats")
     if reps < 1:
         raise ValueError(f"repeats must be >= 1, got {reps}")
     p0 = as_fraction(base_rate, "base_rate")
-    level = _open_unit(alpha, "alpha")
-    target = _open_unit(power, "power")
+    z_sum = _z_sum(alpha, power)
     rho = as_fraction(icc, "icc")
     if d == 0.0:
         raise ValueError("effect must be above 0")
@@ -316,14 +317,13 @@ def tasks_to_detect(
     if p1 > 1.0 + 1e-12:
         raise ValueError(f"base_rate + effect must be at most 1, got {p0} + {d} = {p1:g}")
     p1 = min(1.0, p1)
-    z_sum = float(norm.ppf(1.0 - level / 2.0) + norm.ppf(target))
     deff = 1.0 + (reps - 1) * rho
     trials = z_sum * z_sum * (p0 * (1.0 - p0) + p1 * (1.0 - p1)) * deff / (d * d)
     n = max(1, math.ceil(trials / reps))
     # guard the ceiling against rounding in either direction
-    while n > 1 and minimum_detectable_effect(n - 1, reps, p0, level, target, rho) <= d:
+    while n > 1 and minimum_detectable_effect(n - 1, reps, p0, alpha, power, rho) <= d:
         n -= 1
-    while minimum_detectable_effect(n, reps, p0, level, target, rho) > d:
+    while minimum_detectable_effect(n, reps, p0, alpha, power, rho) > d:
         n += 1
     return n
 
