@@ -14,7 +14,7 @@ under an unchanged interpreter (pytest itself, say); delete the file to start af
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -24,9 +24,9 @@ from localagentbench._env import cache_dir
 from localagentbench.grading import TestReport
 from localagentbench.records import utc_now
 from localagentbench.runner._cachefile import CacheFile, merge_cache, read_cache
-from localagentbench.runner._toolchain import fingerprint
+from localagentbench.runner._toolchain import task_tags
 from localagentbench.sandbox import Sandbox
-from localagentbench.tasks import Task, task_digest
+from localagentbench.tasks import Task
 
 __all__ = ["BaselineCache", "baseline_cache_file"]
 
@@ -50,13 +50,18 @@ def baseline_cache_file() -> Path:
 class BaselineCache:
     """A `grading.BaselineStore` of `TestReport` for the tasks of one run."""
 
-    def __init__(self, tasks: Iterable[Task], sandbox: Sandbox, path: Path | None = None):
+    def __init__(
+        self,
+        tasks: Iterable[Task],
+        sandbox: Sandbox,
+        path: Path | None = None,
+        tags: Mapping[str, str] | None = None,
+    ):
+        """``tags`` (see `task_tags`) when the run has them already, else computed here."""
         self.path = path or baseline_cache_file()
         self.where = str(self.path)
-        self._tags = {
-            task.key: f"{task_digest(task)}:{fingerprint(task, sandbox)}:{__version__}"
-            for task in tasks
-        }
+        tags = tags if tags is not None else task_tags(tasks, sandbox)
+        self._tags = {key: f"{tag}:{__version__}" for key, tag in tags.items()}
         self._lock = threading.Lock()
         self._known: dict[str, _Entry] | None = None
 

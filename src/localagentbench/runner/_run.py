@@ -6,7 +6,7 @@ import contextlib
 import os
 import shutil
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -40,7 +40,7 @@ from localagentbench.runner._setup import (
     provenance,
     reprove,
 )
-from localagentbench.runner._toolchain import describe_unrunnable, prove_toolchains
+from localagentbench.runner._toolchain import describe_unrunnable, prove_toolchains, task_tags
 from localagentbench.runner._trial import TrialEnv, TrialPlan, run_trial
 from localagentbench.sandbox import Sandbox, isolation_level, select
 from localagentbench.tasks import Task, load_tasks
@@ -229,7 +229,8 @@ def execute(
         raise ConfigError("no configuration: give --agent or --config matrix.yaml")
     agents = build_agents(options.configurations)
     sandbox = select(options.sandbox)
-    unrunnable = prove_toolchains(tasks, sandbox, workers=min(4, os.cpu_count() or 1))
+    tags = task_tags(tasks, sandbox)  # keys the toolchain proofs and the pristine results
+    unrunnable = prove_toolchains(tasks, sandbox, workers=min(4, os.cpu_count() or 1), tags=tags)
     skipped_ids = {t.id for t in unrunnable}
     if unrunnable and (options.require_all or len(skipped_ids) == len(tasks)):
         why = "; ".join(describe_unrunnable(unrunnable))
@@ -322,6 +323,7 @@ def execute(
             executor,
             cancel,
             gate,
+            tags,
         ) as (executor, work):
             _record_executor(run_dir, executor)
             plans = _plans(options, tasks)
@@ -366,6 +368,7 @@ def _trials(
     executor: Executor | None,
     cancel: threading.Event,
     gate: LaneGate,
+    tags: Mapping[str, str],
 ) -> Iterator[tuple[Executor, Work]]:
     """Where the run's trials go and the work each one is: threads here (the gateway, the
     scratch root and the trial environment of this process) or a Dask cluster."""
@@ -408,7 +411,7 @@ def _trials(
                 run_dir.path.resolve(),
                 *(t.file.parent for t in tasks),
             ),
-            baseline=PristineBaseline(BaselineCache(tasks, sandbox)),
+            baseline=PristineBaseline(BaselineCache(tasks, sandbox, tags=tags)),
         )
         yield (
             executor or LocalExecutor(options.concurrency, options.lanes),

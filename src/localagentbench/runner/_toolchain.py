@@ -23,7 +23,7 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -41,6 +41,7 @@ __all__ = [
     "describe_unrunnable",
     "fingerprint",
     "prove_toolchains",
+    "task_tags",
     "toolchain_cache_file",
 ]
 
@@ -99,12 +100,19 @@ def fingerprint(task: Task, sandbox: Sandbox) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
+def task_tags(tasks: Iterable[Task], sandbox: Sandbox) -> dict[str, str]:
+    """Task key -> ``<material digest>:<machine fingerprint>``: what every cached result of a
+    task on this machine (its toolchain proof, its pristine results) is keyed by."""
+    return {task.key: f"{task_digest(task)}:{fingerprint(task, sandbox)}" for task in tasks}
+
+
 def prove_toolchains(
     tasks: Sequence[Task],
     sandbox: Sandbox,
     *,
     workers: int = 2,
     cache_file: Path | None = None,
+    tags: Mapping[str, str] | None = None,
 ) -> list[UnrunnableTask]:
     """The selected tasks this machine cannot run, each with its reason and a hint.
 
@@ -113,9 +121,8 @@ def prove_toolchains(
     """
     path = cache_file or toolchain_cache_file()
     known = read_cache(path, ProofCache).entries
-    keys = {
-        task.key: f"{task.key}:{task_digest(task)}:{fingerprint(task, sandbox)}" for task in tasks
-    }
+    tags = tags if tags is not None else task_tags(tasks, sandbox)
+    keys = {task.key: f"{task.key}:{tags[task.key]}" for task in tasks}
     todo = [task for task in tasks if keys[task.key] not in known]
 
     def prove(task: Task) -> tuple[Task, FixtureProof | None]:
