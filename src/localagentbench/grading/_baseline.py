@@ -22,6 +22,9 @@ T = TypeVar("T")
 class BaselineStore(Protocol[T]):
     """Where pristine results outlive a run."""
 
+    where: str
+    """Where the results are kept, as a trial's log names it."""
+
     def load(self, key: str) -> T | None:
         """The stored result for ``key``; None when there is none (or it is unusable)."""
 
@@ -53,11 +56,12 @@ class PristineBaseline(Generic[T]):
         with key_lock:
             if key in self._results:
                 return self._results[key]
-            stored = self._store.load(key) if self._store is not None else None
-            if stored is not None:
+            store = self._store
+            stored = store.load(key) if store is not None else None
+            if store is not None and stored is not None:
                 self._results[key] = stored
                 self.loaded += 1
-                self.stored[key] = getattr(self._store, "where", "the store")
+                self.stored[key] = store.where
                 return stored
             value = compute()  # an exception (Ctrl-C) stores nothing
             self._results[key] = value
