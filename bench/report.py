@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import random
 import subprocess
@@ -37,8 +38,12 @@ from localagentbench.records import (
     RunInfo,
     TaskProvenance,
     Tokens,
+    TrialIndex,
     TrialRecord,
+    TrialRow,
+    record_key,
     summarise,
+    trial_row,
 )
 
 BUILD = """
@@ -72,7 +77,7 @@ import resource, sys, time
 from pathlib import Path
 t = time.perf_counter()
 from localagentbench.report import load_run, markdown_for
-text = markdown_for([load_run(Path(sys.argv[1]))])
+text = markdown_for([load_run(Path(sys.argv[1]), pages=False)])
 (Path(sys.argv[2]) / "report.md").write_text(text)
 seconds = time.perf_counter() - t
 peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -98,10 +103,38 @@ def _shape(trials: int) -> tuple[int, int, int]:
     return tasks, configs, repeats
 
 
-def write_run(root: Path, trials: int, seed: int = 7) -> Path:
-    rng = random.Random(seed)
+def _templates(root: Path, tasks: int) -> Path:
+    """The files every trial of a task shares (stdout, stderr, patch, gateway log), written
+    once and hard-linked into each trial folder: the site reads them like any other."""
+    folder = root / "templates"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "agent.stderr").write_text("")
+    with (folder / "gateway.jsonl").open("w") as f:
+        for seq in range(1, 6):
+            line = {
+                "seq": seq,
+                "at": "2026-12-02T00:00:00Z",
+                "front": "openai",
+                "path": "/v1/chat/completions",
+                "status": 200,
+                "latency_s": 1.5,
+                "ttft_s": 0.3,
+                "usage": {"input": 900, "output": 80, "source": "backend"},
+                "error": None,
+            }
+            f.write(json.dumps(line) + "\n")
+    for t in range(tasks):
+        (folder / f"agent.stdout.{t}").write_text(f"step {t}\n" * 40 + "Done.\n")
+        (folder / f"patch.diff.{t}").write_text(PATCH.format(i=t))
+    return folder
+
+
+def write_run(root: Path, trials: int, seed: int = 7, workers: int = 4) -> Path:
+    """The synthetic run, written the cheap way: each record serialised once and written
+    without fsync, the shared files hard-linked, and the index rows appended per
+    configuration through the records API (`TrialIndex`), as the runner's writes would."""
     tasks, configs, repeats = _shape(trials)
-    run_dir = RunDir(root)
+    run_dir = RunDir(root / "run")
     run_id = "bench-report"
     task_ids = [f"task-{t:03d}" for t in range(tasks)]
     configurations = [
@@ -142,75 +175,86 @@ def write_run(root: Path, trials: int, seed: int = 7) -> Path:
             isolation="bwrap",
         )
     )
-    records = []
-    for c, config in enumerate(configurations):
-        skill = 0.2 + 0.6 * (c % 10) / 10
-        for t, task_id in enumerate(task_ids):
-            for r in range(1, repeats + 1):
-                success = rng.random() < skill
-                claimed = success or rng.random() < 0.5
-                status = "completed" if rng.random() > 0.03 else "timeout"
-                record = TrialRecord(
-                    run_id=run_id,
-                    trial_id=f"{task_id}--{config.id}--r{r}",
-                    task_id=task_id,
-                    task_version=1,
-                    config_id=config.id,
-                    agent=config.agent,
-                    model=config.model,
-                    repeat=r,
-                    status=status,
-                    success=success and status == "completed",
-                    correctness=1.0 if success else rng.choice([0.0, 0.5]),
-                    overfit=False,
-                    claimed_done=claimed,
-                    false_success=claimed and not success,
-                    damage=[],
-                    wall_s=rng.uniform(20, 600),
-                    isolation="bwrap",
-                    tokens=Tokens(input=rng.randint(1000, 90000), output=rng.randint(100, 9000)),
-                    requests=rng.randint(1, 40) if config.model else None,
-                    visible=CommandsResult(passed=success, exit_codes=[0 if success else 1]),
-                    heldout=CommandsResult(passed=success, exit_codes=[0 if success else 1]),
-                    checks=[CheckResult(kind="command", name="lint", passed=True, reason="ok")],
-                    started_at="2026-12-02T00:00:00Z",
-                    finished_at="2026-12-02T00:05:00Z",
-                    pristine_commit="0" * 40,
-                )
-                run_dir.write_record(record)
-                folder = run_dir.trial(record.trial_id)
-                (folder / "agent.stdout").write_text(f"step {t}\n" * 40 + "Done.\n")
-                (folder / "agent.stderr").write_text("")
-                (folder / "patch.diff").write_text(PATCH.format(i=t))
-                if config.model:
-                    with (folder / "gateway.jsonl").open("w") as f:
-                        for seq in range(1, 6):
-                            line = {
-                                "seq": seq,
-                                "at": "2026-12-02T00:00:00Z",
-                                "front": "openai",
-                                "path": "/v1/chat/completions",
-                                "status": 200,
-                                "latency_s": 1.5,
-                                "ttft_s": 0.3,
-                                "usage": {"input": 900, "output": 80, "source": "backend"},
-                                "error": None,
-                            }
-                            f.write(json.dumps(line) + "\n")
-                records.append(record)
-    run_dir.write_summary(summarise(run_id, records, generated_at="2026-12-02T00:10:00Z"))
-    return root
+    shared = _templates(root, tasks)
+    jobs = [
+        (run_dir.path, shared, config, c, task_ids, repeats, seed)
+        for c, config in enumerate(configurations)
+    ]
+    rows: list[TrialRow] = []
+    with multiprocessing.Pool(workers) as pool:
+        for written in pool.imap(_write_config, jobs):
+            rows += written
+    run_dir.write_summary(summarise(run_id, rows, generated_at="2026-12-02T00:10:00Z"))
+    return run_dir.path
+
+
+def _write_config(
+    job: tuple[Path, Path, ConfigurationInfo, int, list[str], int, int],
+) -> list[TrialRow]:
+    """Write one configuration's trials and append their index rows in one write."""
+    run_path, shared, config, c, task_ids, repeats, seed = job
+    run_dir = RunDir(run_path)
+    rng = random.Random(seed * 100_003 + c)
+    skill = 0.2 + 0.6 * (c % 10) / 10
+    written = []
+    for t, task_id in enumerate(task_ids):
+        for r in range(1, repeats + 1):
+            success = rng.random() < skill
+            claimed = success or rng.random() < 0.5
+            status = "completed" if rng.random() > 0.03 else "timeout"
+            record = TrialRecord(
+                run_id="bench-report",
+                trial_id=f"{task_id}--{config.id}--r{r}",
+                task_id=task_id,
+                task_version=1,
+                config_id=config.id,
+                agent=config.agent,
+                model=config.model,
+                repeat=r,
+                status=status,
+                success=success and status == "completed",
+                correctness=1.0 if success else rng.choice([0.0, 0.5]),
+                overfit=False,
+                claimed_done=claimed,
+                false_success=claimed and not success,
+                damage=[],
+                wall_s=rng.uniform(20, 600),
+                isolation="bwrap",
+                tokens=Tokens(input=rng.randint(1000, 90000), output=rng.randint(100, 9000)),
+                requests=rng.randint(1, 40) if config.model else None,
+                visible=CommandsResult(passed=success, exit_codes=[0 if success else 1]),
+                heldout=CommandsResult(passed=success, exit_codes=[0 if success else 1]),
+                checks=[CheckResult(kind="command", name="lint", passed=True, reason="ok")],
+                started_at="2026-12-02T00:00:00Z",
+                finished_at="2026-12-02T00:05:00Z",
+                pristine_commit="0" * 40,
+            )
+            folder = run_dir.trial(record.trial_id)
+            folder.mkdir(parents=True)
+            path = folder / "record.json"
+            path.write_text(record.model_dump_json(indent=2))
+            os.link(shared / f"agent.stdout.{t}", folder / "agent.stdout")
+            os.link(shared / "agent.stderr", folder / "agent.stderr")
+            os.link(shared / f"patch.diff.{t}", folder / "patch.diff")
+            if config.model:
+                os.link(shared / "gateway.jsonl", folder / "gateway.jsonl")
+            written.append((record_key(path.stat()), trial_row(record)))
+    TrialIndex(run_path).add(written)
+    return [row for _, row in written]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=10_000)
     parser.add_argument("--keep", type=Path, help="Write the run and site here and keep them.")
+    parser.add_argument(
+        "--jobs", type=int, default=4, help="Processes writing the synthetic run (I/O bound)."
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="lab-bench-report-") as scratch:
         base = args.keep or Path(scratch)
         t = time.perf_counter()
-        run = write_run(base / "run", args.trials)
+        run = write_run(base, args.trials, workers=args.jobs)
         print(f"wrote {args.trials} synthetic records in {time.perf_counter() - t:.1f} s")
         print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         for name, code, goal_s in (

@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from localagentbench.records._models import TrialRecord
+from localagentbench.records._rows import TrialRow
 
 __all__ = [
     "COMMON_TOOLS",
@@ -216,7 +217,7 @@ class TrialAudit(BaseModel):
         return totals
 
 
-def _not_observable(record: TrialRecord) -> str:
+def _not_observable(record: TrialRecord | TrialRow) -> str:
     gateway = record.gateway
     if gateway is None:
         return "no gateway log: the agent used no model through the harness"
@@ -227,8 +228,8 @@ def _not_observable(record: TrialRecord) -> str:
     return ""
 
 
-def trial_audit(record: TrialRecord) -> TrialAudit:
-    """The audit of one trial from its record's gateway figures."""
+def trial_audit(record: TrialRecord | TrialRow) -> TrialAudit:
+    """The audit of one trial from its record's (or row's) gateway figures."""
     reason = _not_observable(record)
     gateway = record.gateway
     if reason or gateway is None:
