@@ -104,10 +104,22 @@ def _shape(trials: int) -> tuple[int, int, int]:
 
 
 def _templates(root: Path, tasks: int) -> Path:
-    """The files every trial of a task shares (stdout, stderr, patch, gateway log), written
-    once and hard-linked into each trial folder: the site reads them like any other."""
+    """The files the trials of a task share (stdout, patch), written once and hard-linked
+    into each trial folder (the site reads them like any other); `_shared` adds the ones
+    every trial of a configuration shares."""
     folder = root / "templates"
     folder.mkdir(parents=True, exist_ok=True)
+    for t in range(tasks):
+        (folder / f"agent.stdout.{t}").write_text(f"step {t}\n" * 40 + "Done.\n")
+        (folder / f"patch.diff.{t}").write_text(PATCH.format(i=t))
+    return folder
+
+
+def _shared(templates: Path, c: int) -> Path:
+    """Configuration ``c``'s stderr and gateway log: one pair per configuration, as a file
+    takes at most 65,000 hard links."""
+    folder = templates / f"config-{c}"
+    folder.mkdir(exist_ok=True)
     (folder / "agent.stderr").write_text("")
     with (folder / "gateway.jsonl").open("w") as f:
         for seq in range(1, 6):
@@ -123,9 +135,6 @@ def _templates(root: Path, tasks: int) -> Path:
                 "error": None,
             }
             f.write(json.dumps(line) + "\n")
-    for t in range(tasks):
-        (folder / f"agent.stdout.{t}").write_text(f"step {t}\n" * 40 + "Done.\n")
-        (folder / f"patch.diff.{t}").write_text(PATCH.format(i=t))
     return folder
 
 
@@ -196,6 +205,7 @@ def _write_config(
     run_dir = RunDir(run_path)
     rng = random.Random(seed * 100_003 + c)
     skill = 0.2 + 0.6 * (c % 10) / 10
+    own = _shared(shared, c)
     written = []
     for t, task_id in enumerate(task_ids):
         for r in range(1, repeats + 1):
@@ -232,13 +242,15 @@ def _write_config(
             folder = run_dir.trial(record.trial_id)
             folder.mkdir(parents=True)
             path = folder / "record.json"
-            path.write_text(record.model_dump_json(indent=2))
+            text = record.model_dump_json(indent=2)
+            path.write_text(text)
             os.link(shared / f"agent.stdout.{t}", folder / "agent.stdout")
-            os.link(shared / "agent.stderr", folder / "agent.stderr")
+            os.link(own / "agent.stderr", folder / "agent.stderr")
             os.link(shared / f"patch.diff.{t}", folder / "patch.diff")
             if config.model:
-                os.link(shared / "gateway.jsonl", folder / "gateway.jsonl")
-            written.append((record_key(path.stat()), trial_row(record)))
+                os.link(own / "gateway.jsonl", folder / "gateway.jsonl")
+            stored = TrialRecord.model_validate_json(text)  # as readers get it, like the runner
+            written.append((record_key(path.stat()), trial_row(stored)))
     TrialIndex(run_path).add(written)
     return [row for _, row in written]
 

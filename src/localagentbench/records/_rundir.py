@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
@@ -89,13 +90,19 @@ class RunDir:
     # records ----------------------------------------------------------------
     def write_record(self, record: TrialRecord) -> None:
         """Atomically write a trial's record (it exists whole or not at all), then its row in
-        the run's index (`records._index`; a replaced record's old row is voided first)."""
+        the run's index (`records._index`; a replaced record's old row is voided first).
+        The index is a cache: failing to append to it never fails the trial."""
         path = self.record_path(record.trial_id)
         index = TrialIndex(self.path)
         if path.exists():
-            index.forget(record.trial_id)
-        atomic_write_text(path, record.model_dump_json(indent=2))
-        index.add([(record_key(path.stat()), trial_row(record))])
+            with contextlib.suppress(OSError):
+                index.forget(record.trial_id)
+        text = record.model_dump_json(indent=2)
+        atomic_write_text(path, text)
+        # the row of the record as readers get it (the migration chain may fill fields in)
+        stored = TrialRecord.model_validate_json(text)
+        with contextlib.suppress(OSError):
+            index.add([(record_key(path.stat()), trial_row(stored))])
 
     def read_record(self, trial_id: str) -> TrialRecord | None:
         found = self._read_record(self.record_path(trial_id))
