@@ -215,6 +215,10 @@ class _Memo:
             value = self.known[(n, c, k)] = self.estimator(n, c, k)
         return value
 
+    def table(self, n: int, c: int) -> dict[str, float]:
+        """k -> estimate for k = 1..n of one cell (``_by_k`` of a single task)."""
+        return {str(k): self(n, c, k) for k in range(1, n + 1)}
+
 
 def _by_k(
     per_task: list[tuple[int, int]], up_to: int, estimator: Callable[[int, int, int], float]
@@ -267,8 +271,8 @@ def _cell(config_id: str, task_all: list[TrialRow], at_k: _Memo, hat_k: _Memo) -
         trials=n,
         successes=c,
         success_rate=c / n if n else None,
-        pass_at_k=_by_k([(n, c)], n, at_k) if n else {},
-        pass_hat_k=_by_k([(n, c)], n, hat_k) if n else {},
+        pass_at_k=at_k.table(n, c),
+        pass_hat_k=hat_k.table(n, c),
         statuses=dict(Counter(r.status for r in task_all)),
         infra_errors=len(task_all) - n,
         correctness_mean=statistics.fmean([r.correctness for r in scored]) if scored else None,
