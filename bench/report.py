@@ -1,18 +1,21 @@
 """`tables`, report.md and the site over a large run: seconds and peak memory each.
 
 Writes a synthetic run directory of N trial records with a stdout, a patch and,
-for the configurations with a model, a gateway.jsonl per trial; then, each in a
-fresh Python process, runs `localagentbench tables RUN`, writes report.md from
-the stored run, builds the site (load the run, index, one page per trial,
-report.md), and builds it once more over the first (the incremental rebuild a
-nightly job does: unchanged trial pages are carried over), printing seconds,
-peak resident memory and the ratio to the goal.
+for the configurations with a model, a gateway.jsonl per trial, plus the run's
+trial-index.jsonl as the runner appends it (in a process pool, without fsync, the
+shared files hard-linked: 100,000 records take minutes, not a quarter of an hour);
+then, each in a fresh Python process, runs `localagentbench tables RUN`, writes
+report.md from the stored run (`load_run(pages=False)`: the index's rows, no full
+record), builds the site (load the run, index, one page per trial, report.md),
+and builds it once more over the first (the incremental rebuild a nightly job
+does: unchanged trial pages are carried over), printing seconds, peak resident
+memory and the ratio to the goal.
 
 The shape grows the way a nightly matrix does: 5 repeats, 50 tasks, and as many
 configurations as N needs (10,000 -> 40 configurations; 100,000 -> 400), so
 per-task estimators over k = 1..repeats stay what a real run computes.
 
-    python bench/report.py [--trials 10000] [--keep DIR]
+    python bench/report.py [--trials 10000] [--keep DIR] [--jobs 4]
 
 Goals (issue 21): tables and report.md under 5 s and 1 GB at 100,000 records;
 the site under 10 s and 1 GB at 10,000.
@@ -54,8 +57,10 @@ from localagentbench.report import build_site, load_run
 run = load_run(Path(sys.argv[1]))
 result = build_site([run], Path(sys.argv[2]))
 seconds = time.perf_counter() - t
-peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(f"{seconds:.2f} {peak_mb:.0f} {result.pages}-pages,{result.reused}-carried-over")
+usage, forks = (resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+cpu = usage.ru_utime + usage.ru_stime + forks.ru_utime + forks.ru_stime
+peak_mb = usage.ru_maxrss / 1024
+print(f"{seconds:.2f} {cpu:.2f} {peak_mb:.0f} {result.pages}-pages,{result.reused}-carried-over")
 """
 
 TABLES = """
@@ -68,8 +73,10 @@ with contextlib.redirect_stdout(io.StringIO()):
     except SystemExit as exit:
         assert not exit.code, exit.code
 seconds = time.perf_counter() - t
-peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(f"{seconds:.2f} {peak_mb:.0f} -")
+usage, forks = (resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+cpu = usage.ru_utime + usage.ru_stime + forks.ru_utime + forks.ru_stime
+peak_mb = usage.ru_maxrss / 1024
+print(f"{seconds:.2f} {cpu:.2f} {peak_mb:.0f} -")
 """
 
 REPORT_MD = """
@@ -80,8 +87,10 @@ from localagentbench.report import load_run, markdown_for
 text = markdown_for([load_run(Path(sys.argv[1]), pages=False)])
 (Path(sys.argv[2]) / "report.md").write_text(text)
 seconds = time.perf_counter() - t
-peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(f"{seconds:.2f} {peak_mb:.0f} -")
+usage, forks = (resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+cpu = usage.ru_utime + usage.ru_stime + forks.ru_utime + forks.ru_stime
+peak_mb = usage.ru_maxrss / 1024
+print(f"{seconds:.2f} {cpu:.2f} {peak_mb:.0f} -")
 """
 
 PATCH = """diff --git a/pkg/mod_{i}.py b/pkg/mod_{i}.py
@@ -284,11 +293,12 @@ def main() -> None:
             )
             if out.returncode != 0:
                 sys.exit(f"{name} failed ({out.returncode}):\n{out.stderr.strip()[-2000:]}")
-            seconds, peak_mb, pages = out.stdout.split()
+            seconds, cpu, peak_mb, pages = out.stdout.split()
             what = pages.replace("-", " ").replace(",", ", ") if pages != "-" else "done"
             print(
-                f"{name:10} {what} in {seconds} s (goal {goal_s:.0f} s, ratio "
-                f"{float(seconds) / goal_s:.2f}), peak memory {peak_mb} MB (goal < 1024 MB)"
+                f"{name:10} {what} in {seconds} s, {cpu} s of CPU (goal {goal_s:.0f} s, ratio "
+                f"{float(seconds) / goal_s:.2f}), peak memory {peak_mb} MB (goal < 1024 MB); "
+                f"load average {os.getloadavg()[0]:.2f}"
             )
 
 
