@@ -36,6 +36,7 @@ from pathlib import Path
 
 from localagentbench.grading import CheckResult, CommandsResult
 from localagentbench.records import (
+    PRICES_FILE,
     ConfigurationInfo,
     RunDir,
     RunInfo,
@@ -158,7 +159,7 @@ def write_run(root: Path, trials: int, seed: int = 7, workers: int = 4) -> Path:
     configurations = [
         ConfigurationInfo(
             id=f"agent{c}-model{c % 3}",
-            agent=f"agent{c}",
+            agent=("opencode", "qwen-code", "aider")[c % 3] if c else "mock",
             model=None if c == 0 else f"ollama/model-{c % 3}:7b",
             settings={},
             agent_version=f"1.{c}.0",
@@ -193,6 +194,10 @@ def write_run(root: Path, trials: int, seed: int = 7, workers: int = 4) -> Path:
             isolation="bwrap",
         )
     )
+    (run_dir.path / PRICES_FILE).write_text(  # priced, so the cost columns are computed too
+        "prices:\n  - {model: 'ollama/*', input_per_million: 0.2, output_per_million: 0.6,"
+        " cached_input_per_million: 0.05, date: 2026-12-01, source: bench}\n"
+    )
     shared = _templates(root, tasks)
     jobs = [
         (run_dir.path, shared, config, c, task_ids, repeats, seed)
@@ -204,6 +209,38 @@ def write_run(root: Path, trials: int, seed: int = 7, workers: int = 4) -> Path:
             rows += written
     run_dir.write_summary(summarise(run_id, rows, generated_at="2026-12-02T00:10:00Z"))
     return run_dir.path
+
+
+def _gateway(
+    rng: random.Random,
+    trial_id: str,
+    config: ConfigurationInfo,
+    requests: int | None,
+    tokens: Tokens,
+) -> dict[str, object] | None:
+    """The gateway's figures a model trial's record carries, tool audit included."""
+    if config.model is None or requests is None:
+        return None
+    calls = {"bash": rng.randint(0, requests), "edit": rng.randint(0, 5), "read": rng.randint(0, 9)}
+    if rng.random() < 0.1:
+        calls["webfetch"] = 1
+    return {
+        "trial_id": trial_id,
+        "model": config.model,
+        "requests": requests,
+        "input_tokens": tokens.input,
+        "output_tokens": tokens.output,
+        "cached_input_tokens": 0,
+        "prompt_max_tokens": rng.randint(2000, 30000),
+        "prompt_p50_tokens": rng.uniform(1000, 9000),
+        "tool_requests": requests,
+        "tools_declared": ["bash", "edit", "read", "webfetch"],
+        "tool_calls": calls,
+        "token_source": "gateway-backend",
+        "latency_p50_s": rng.uniform(0.5, 5),
+        "latency_p90_s": rng.uniform(5, 20),
+        "ttft_p50_s": rng.uniform(0.1, 1),
+    }
 
 
 def _write_config(
@@ -221,6 +258,8 @@ def _write_config(
             success = rng.random() < skill
             claimed = success or rng.random() < 0.5
             status = "completed" if rng.random() > 0.03 else "timeout"
+            tokens = Tokens(input=rng.randint(1000, 90000), output=rng.randint(100, 9000))
+            requests = rng.randint(1, 40) if config.model else None
             record = TrialRecord(
                 run_id="bench-report",
                 trial_id=f"{task_id}--{config.id}--r{r}",
@@ -239,8 +278,9 @@ def _write_config(
                 damage=[],
                 wall_s=rng.uniform(20, 600),
                 isolation="bwrap",
-                tokens=Tokens(input=rng.randint(1000, 90000), output=rng.randint(100, 9000)),
-                requests=rng.randint(1, 40) if config.model else None,
+                tokens=tokens,
+                requests=requests,
+                gateway=_gateway(rng, f"{task_id}--{config.id}--r{r}", config, requests, tokens),
                 visible=CommandsResult(passed=success, exit_codes=[0 if success else 1]),
                 heldout=CommandsResult(passed=success, exit_codes=[0 if success else 1]),
                 checks=[CheckResult(kind="command", name="lint", passed=True, reason="ok")],

@@ -10,9 +10,8 @@ unknown, so a new tool shows up instead of being silently folded into a class.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Literal
-
-from pydantic import BaseModel, Field
 
 from localagentbench.records._models import TrialRecord
 from localagentbench.records._rows import TrialRow
@@ -174,7 +173,8 @@ def tool_class(agent: str, name: str) -> tuple[ToolClass, bool]:
     return "other", False
 
 
-class ToolUse(BaseModel):
+@dataclass(frozen=True, slots=True)
+class ToolUse:
     """One tool name in one trial."""
 
     name: str
@@ -188,8 +188,10 @@ class ToolUse(BaseModel):
     """Calls the model made to it."""
 
 
-class TrialAudit(BaseModel):
-    """One trial's tool use as the gateway saw it."""
+@dataclass(frozen=True, slots=True)
+class TrialAudit:
+    """One trial's tool use as the gateway saw it: a view computed from the record, never
+    stored (a dataclass, not a model: `config_spend` makes one per trial)."""
 
     observable: bool
     """False: nothing the gateway saw shows tool use (no gateway, a record from before the
@@ -197,7 +199,7 @@ class TrialAudit(BaseModel):
     the trial's tool use is then unknown, not zero."""
     reason: str = ""
     """Why it is not observable; empty when it is."""
-    tools: list[ToolUse] = Field(default_factory=list)
+    tools: list[ToolUse] = field(default_factory=list)
     network_attempts: int | None = None
     """Connections the sandbox saw the agent try other than to the gateway (all blocked)."""
 
