@@ -173,7 +173,7 @@ def tool_class(agent: str, name: str) -> tuple[ToolClass, bool]:
     return "other", False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolUse:
     """One tool name in one trial."""
 
@@ -188,7 +188,7 @@ class ToolUse:
     """Calls the model made to it."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TrialAudit:
     """One trial's tool use as the gateway saw it: a view computed from the record, never
     stored (a dataclass, not a model: `config_spend` makes one per trial)."""
