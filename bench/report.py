@@ -15,7 +15,9 @@ The shape grows the way a nightly matrix does: 5 repeats, 50 tasks, and as many
 configurations as N needs (10,000 -> 40 configurations; 100,000 -> 400), so
 per-task estimators over k = 1..repeats stay what a real run computes.
 
-    python bench/report.py [--trials 10000] [--keep DIR] [--jobs 4]
+    python bench/report.py [--trials 10000] [--keep DIR] [--jobs 4] [--only tables,report.md]
+
+With --keep DIR holding a run from an earlier --keep, that run is timed again.
 
 Goals (issue 21): tables and report.md under 5 s and 1 GB at 100,000 records;
 the site under 10 s and 1 GB at 10,000.
@@ -311,12 +313,22 @@ def main() -> None:
     parser.add_argument(
         "--jobs", type=int, default=4, help="Processes writing the synthetic run (I/O bound)."
     )
+    parser.add_argument(
+        "--only",
+        default="tables,report.md,site",
+        help="Steps to time, of tables,report.md,site (site: the build and the rebuild).",
+    )
     args = parser.parse_args()
+    steps = set(args.only.split(","))
     with tempfile.TemporaryDirectory(prefix="lab-bench-report-") as scratch:
         base = args.keep or Path(scratch)
         t = time.perf_counter()
-        run = write_run(base, args.trials, workers=args.jobs)
-        print(f"wrote {args.trials} synthetic records in {time.perf_counter() - t:.1f} s")
+        if args.keep and (base / "run" / "run.json").is_file():
+            run = base / "run"  # a run kept by an earlier --keep: timed again as it is
+            print(f"reusing {run}")
+        else:
+            run = write_run(base, args.trials, workers=args.jobs)
+            print(f"wrote {args.trials} synthetic records in {time.perf_counter() - t:.1f} s")
         print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         for name, code, goal_s in (
             ("tables", TABLES, 5.0),
@@ -324,6 +336,8 @@ def main() -> None:
             ("site", BUILD, 10.0),
             ("site again", BUILD, 10.0),
         ):
+            if name.split()[0] not in steps:
+                continue
             out_dir = base / name.replace(".", "-").split()[0]
             out_dir.mkdir(parents=True, exist_ok=True)
             out = subprocess.run(
