@@ -8,16 +8,17 @@ rerun and left out, as everywhere). docs/METHODOLOGY.md, "Cost, context and tool
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from localagentbench.records._audit import TrialAudit, trial_audit
 from localagentbench.records._models import TrialRecord
-from localagentbench.records._prices import PriceTable
+from localagentbench.records._prices import Price, PriceTable
 from localagentbench.records._rows import TrialRow, as_rows
 from localagentbench.stats import PerSuccess, non_dominated, per_success, token_cost
 
@@ -55,9 +56,15 @@ class TrialCost:
 
 def trial_cost(record: TrialRecord | TrialRow, prices: PriceTable | None) -> TrialCost:
     """The price table's cost of one trial: tokens x price, cached input priced apart."""
+    return _cost(record, None if prices is None else prices.price_of)
+
+
+def _cost(
+    record: TrialRecord | TrialRow, price_of: Callable[[str], Price | None] | None
+) -> TrialCost:
     if not record.model or record.tokens.source == "none":
         return TrialCost("no model")
-    price = prices.price_of(record.model) if prices is not None else None
+    price = price_of(record.model) if price_of is not None else None
     if price is None:
         return TrialCost("no price")
     tokens = record.tokens
@@ -171,7 +178,9 @@ def config_spend(
 ) -> ConfigSpend:
     """One configuration's spending from its records (or their rows) alone."""
     scored = [r for r in as_rows(records) if r.config_id == config_id and r.status != "infra_error"]
-    costs = [trial_cost(r, prices) for r in scored]
+    # the table's patterns matched once per model name, not once per trial
+    price_of = None if prices is None else functools.cache(prices.price_of)
+    costs = [_cost(r, price_of) for r in scored]
     states = {c.state for c in costs}
     state: CostState = "priced" if states == {"priced"} else _worst(states)
     cost_values = [c.cost for c in costs] if state == "priced" else []
