@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["append_jsonl", "atomic_write_bytes", "atomic_write_text"]
+__all__ = ["append_bytes", "append_jsonl", "atomic_write_bytes", "atomic_write_text"]
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -32,11 +32,17 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def append_jsonl(path: Path, item: dict[str, Any]) -> None:
     """Append one JSON line with a single write (O_APPEND): concurrent writers never interleave."""
+    append_bytes(path, (json.dumps(item, sort_keys=True, default=str) + "\n").encode("utf-8"))
+
+
+def append_bytes(path: Path, data: bytes) -> None:
+    """Append ``data`` (whole lines) in one O_APPEND write, then fsync."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    line = (json.dumps(item, sort_keys=True, default=str) + "\n").encode("utf-8")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        os.write(fd, line)
+        view = memoryview(data)
+        while view:  # a regular file takes it in one write; loop in case it does not
+            view = view[os.write(fd, view) :]
         os.fsync(fd)
     finally:
         os.close(fd)

@@ -191,3 +191,39 @@ def test_pairwise_scores_and_consistency_are_in_the_report(
     assert "alpha-opencode-qwen: win rate 100.0% [" in report
     assert "(1 wins, 0 ties, 0 losses), Bradley-Terry 0.75" in report  # 1.5 of 2 with the prior
     assert "beta-aider-llama: win rate 0.0%" in (site / "index.html").read_text()
+
+
+def test_tables_and_report_from_the_trial_index_equal_those_from_the_records(
+    judged: tuple[Path, str], tmp_path: Path, cli: Cli
+) -> None:
+    """The judge's quality and the price table's cost columns included: tables read
+    through trial-index.jsonl say what they say when every record.json is read instead."""
+    from localagentbench.records import INDEX_NAME
+    from localagentbench.report import load_run, markdown_for
+
+    run, _ = judged
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(
+        "prices:\n  - {model: 'ollama/*', input_per_million: 2, output_per_million: 8,"
+        " date: 2026-12-01, source: test}\n"
+    )
+    args = [str(run), "--prices", str(prices)]
+
+    def outputs() -> list[str]:
+        tables = [cli("tables", *args, "--format", fmt)[1] for fmt in ("md", "json", "csv")]
+        return [*tables, markdown_for([load_run(run, prices=prices, pages=False)])]
+
+    index = run / INDEX_NAME
+    assert index.is_file()  # written with the records
+    from_index = outputs()
+    rows = {r["configuration"]: r for r in json.loads(from_index[1])["configurations"]}
+    assert rows["alpha-opencode-qwen"]["quality"] == 0.25  # scores 1 and 3
+    assert rows["beta-aider-llama"]["quality"] == 0.875  # scores 4 and 5
+    assert rows["alpha-opencode-qwen"]["cost"] > 0  # priced: ollama/*
+    assert rows["beta-aider-llama"]["cost"] == "no price"
+    index.unlink()
+    from_records = outputs()  # no index: every row made from its record.json
+    assert from_records == from_index
+    assert markdown_for([load_run(run, prices=prices)]) == from_index[3]  # full records
+    assert index.is_file()  # rebuilt by that read
+    assert outputs() == from_index

@@ -21,11 +21,11 @@ from localagentbench.records import (
     RunDir,
     RunInfo,
     Summary,
-    TrialRecord,
+    TrialRow,
     config_spend,
     find_prices,
     frontier,
-    load_runs,
+    load_rows,
     spend_columns,
     summarise,
     utc_now,
@@ -281,13 +281,13 @@ def tables(
       localagentbench tables runs/20261202-101500-ab12cd --judge 20261203-090000-000000
       localagentbench tables runs/a --prices prices.yaml --format json
     """
-    loaded = load_runs(runs)
+    loaded = [load_rows(path) for path in runs]
     counts: dict[str, int] = {}
     for _, records in loaded:
         for config in {r.config_id for r in records}:
             counts[config] = counts.get(config, 0) + 1
     wanted = {a.strip() for a in agents.split(",") if a.strip()} if agents else None
-    selected: list[TrialRecord] = []
+    selected: list[TrialRow] = []
     tables = {str(path): find_prices(path, prices) for path in runs}
     priced_by: dict[str, str] = {}
     task_sets: dict[str, set[str]] = {}
@@ -313,7 +313,7 @@ def tables(
     note = task_set_note(task_sets)
     if note and fmt is Format.csv:
         typer.echo(note, err=True)
-    by_config: dict[str, list[TrialRecord]] = {}
+    by_config: dict[str, list[TrialRow]] = {}
     for r in selected:
         by_config.setdefault(r.config_id, []).append(r)
     spend = {c: config_spend(c, by_config[c], tables[path]) for c, path in priced_by.items()}

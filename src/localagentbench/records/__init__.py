@@ -2,6 +2,7 @@
 
 from localagentbench.records._audit import ToolUse, TrialAudit, tool_class, trial_audit
 from localagentbench.records._compare import Comparison, compare, compare_records, pick_config
+from localagentbench.records._index import INDEX_NAME, RecordKey, TrialIndex, record_key
 from localagentbench.records._models import (
     RECORD_VERSION,
     ConfigurationInfo,
@@ -32,7 +33,8 @@ from localagentbench.records._plan import (
     plan_check,
 )
 from localagentbench.records._prices import PRICES_FILE, Price, PriceTable, find_prices, load_prices
-from localagentbench.records._read import load_run, load_runs
+from localagentbench.records._read import load_rows, load_run, load_runs
+from localagentbench.records._rows import ROW_VERSION, GatewayRow, TrialRow, as_rows, trial_row
 from localagentbench.records._rundir import RunDir, new_run_id, utc_now
 from localagentbench.records._spend import (
     BOOTSTRAP_RESAMPLES,
@@ -58,6 +60,16 @@ from localagentbench.records._summary import (
 
 __all__ = [
     "DEFAULT_ICC",
+    "INDEX_NAME",
+    "RecordKey",
+    "TrialIndex",
+    "record_key",
+    "ROW_VERSION",
+    "GatewayRow",
+    "TrialRow",
+    "as_rows",
+    "load_rows",
+    "trial_row",
     "BOOTSTRAP_RESAMPLES",
     "BOOTSTRAP_SEED",
     "PRICES_FILE",

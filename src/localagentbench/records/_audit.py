@@ -10,11 +10,11 @@ unknown, so a new tool shows up instead of being silently folded into a class.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, Field
-
 from localagentbench.records._models import TrialRecord
+from localagentbench.records._rows import TrialRow
 
 __all__ = [
     "COMMON_TOOLS",
@@ -173,7 +173,8 @@ def tool_class(agent: str, name: str) -> tuple[ToolClass, bool]:
     return "other", False
 
 
-class ToolUse(BaseModel):
+@dataclass(slots=True)
+class ToolUse:
     """One tool name in one trial."""
 
     name: str
@@ -187,8 +188,10 @@ class ToolUse(BaseModel):
     """Calls the model made to it."""
 
 
-class TrialAudit(BaseModel):
-    """One trial's tool use as the gateway saw it."""
+@dataclass(slots=True)
+class TrialAudit:
+    """One trial's tool use as the gateway saw it: a view computed from the record, never
+    stored (a dataclass, not a model: `config_spend` makes one per trial)."""
 
     observable: bool
     """False: nothing the gateway saw shows tool use (no gateway, a record from before the
@@ -196,7 +199,7 @@ class TrialAudit(BaseModel):
     the trial's tool use is then unknown, not zero."""
     reason: str = ""
     """Why it is not observable; empty when it is."""
-    tools: list[ToolUse] = Field(default_factory=list)
+    tools: list[ToolUse] = field(default_factory=list)
     network_attempts: int | None = None
     """Connections the sandbox saw the agent try other than to the gateway (all blocked)."""
 
@@ -216,7 +219,7 @@ class TrialAudit(BaseModel):
         return totals
 
 
-def _not_observable(record: TrialRecord) -> str:
+def _not_observable(record: TrialRecord | TrialRow) -> str:
     gateway = record.gateway
     if gateway is None:
         return "no gateway log: the agent used no model through the harness"
@@ -227,8 +230,8 @@ def _not_observable(record: TrialRecord) -> str:
     return ""
 
 
-def trial_audit(record: TrialRecord) -> TrialAudit:
-    """The audit of one trial from its record's gateway figures."""
+def trial_audit(record: TrialRecord | TrialRow) -> TrialAudit:
+    """The audit of one trial from its record's (or row's) gateway figures."""
     reason = _not_observable(record)
     gateway = record.gateway
     if reason or gateway is None:

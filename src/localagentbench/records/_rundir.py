@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
+import os
 import secrets
 import shutil
 from pathlib import Path
@@ -12,8 +14,10 @@ from pydantic import ValidationError
 
 from localagentbench._io import append_jsonl, atomic_write_text
 from localagentbench.errors import RunDirError
+from localagentbench.records._index import RecordKey, TrialIndex, record_key
 from localagentbench.records._migrations import NewerVersionError, upgrade
 from localagentbench.records._models import RECORD_VERSION, Incident, RunInfo, TrialRecord
+from localagentbench.records._rows import TrialRow, trial_row
 from localagentbench.records._summary import Summary
 
 __all__ = ["RunDir", "new_run_id", "utc_now"]
@@ -29,7 +33,8 @@ def new_run_id() -> str:
 
 
 class RunDir:
-    """``DIR/run.json``, ``summary.json``, ``incidents.jsonl``, ``trials/<trial_id>/...``."""
+    """``DIR/run.json``, ``summary.json``, ``incidents.jsonl``, ``trial-index.jsonl``,
+    ``trials/<trial_id>/...``."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -84,22 +89,40 @@ class RunDir:
 
     # records ----------------------------------------------------------------
     def write_record(self, record: TrialRecord) -> None:
-        """Atomically write a trial's record: it exists whole or not at all."""
-        atomic_write_text(self.record_path(record.trial_id), record.model_dump_json(indent=2))
+        """Atomically write a trial's record (it exists whole or not at all), then its row in
+        the run's index (`records._index`; a replaced record's old row is voided first).
+        The index is a cache: failing to append to it never fails the trial."""
+        path = self.record_path(record.trial_id)
+        index = TrialIndex(self.path)
+        if path.exists():
+            with contextlib.suppress(OSError):
+                index.forget(record.trial_id)
+        text = record.model_dump_json(indent=2)
+        atomic_write_text(path, text)
+        # the row of the record as readers get it (the migration chain may fill fields in)
+        stored = TrialRecord.model_validate_json(text)
+        with contextlib.suppress(OSError):
+            index.add([(record_key(path.stat()), trial_row(stored))])
 
     def read_record(self, trial_id: str) -> TrialRecord | None:
-        path = self.record_path(trial_id)
+        found = self._read_record(self.record_path(trial_id))
+        return None if found is None else found[0]
+
+    def _read_record(self, path: Path) -> tuple[TrialRecord, RecordKey] | None:
+        """The record at ``path`` and the key of the very file read; None when absent."""
         try:
-            text = path.read_bytes()
+            with path.open("rb") as f:
+                key = record_key(os.fstat(f.fileno()))
+                text = f.read()
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             return None
         try:  # the common case in one pass (the model's own validator migrates)
-            return TrialRecord.model_validate_json(text)
+            return TrialRecord.model_validate_json(text), key
         except ValidationError:
             pass  # read again below for the error's one line
         try:
             data = upgrade("record", json.loads(text), RECORD_VERSION)
-            return TrialRecord.model_validate(data)
+            return TrialRecord.model_validate(data), key
         except NewerVersionError as e:
             raise RunDirError(f"{path}: {e}") from None
         except json.JSONDecodeError as e:
@@ -117,6 +140,34 @@ class RunDir:
             if record is not None:
                 found.append(record)
         return found
+
+    def rows(self) -> list[TrialRow]:
+        """Every finished trial's row (`trial_row` of its record), sorted by trial id: the
+        same list as ``[trial_row(r) for r in self.records()]``, read from the index where
+        it is current and from record.json where it is not (`records._index`)."""
+        if not self.trials.is_dir():
+            return []
+        index = TrialIndex(self.path)
+        read = index.read()
+        live: list[tuple[RecordKey, TrialRow]] = []
+        fresh: list[tuple[RecordKey, TrialRow]] = []
+        base = str(self.trials)
+        for name in sorted(os.listdir(base)):
+            try:
+                key = record_key(os.stat(os.path.join(base, name, "record.json")))
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            known = read.rows.get(name)
+            if known is not None and known[0] == key:
+                live.append(known)
+                continue
+            found = self._read_record(self.record_path(name))
+            if found is not None:
+                record, key = found
+                live.append((key, trial_row(record)))
+                fresh.append(live[-1])
+        index.keep(read, live, fresh)
+        return [row for _, row in live]
 
     def discard_partial(self, trial_id: str) -> Path | None:
         """Move a trial folder without a record (an interrupted trial) aside; return where."""

@@ -8,16 +8,18 @@ rerun and left out, as everywhere). docs/METHODOLOGY.md, "Cost, context and tool
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from localagentbench.records._audit import TrialAudit, trial_audit
 from localagentbench.records._models import TrialRecord
-from localagentbench.records._prices import PriceTable
+from localagentbench.records._prices import Price, PriceTable
+from localagentbench.records._rows import TrialRow, as_rows
 from localagentbench.stats import PerSuccess, non_dominated, per_success, token_cost
 
 __all__ = [
@@ -52,11 +54,17 @@ class TrialCost:
     """The table entry that priced it."""
 
 
-def trial_cost(record: TrialRecord, prices: PriceTable | None) -> TrialCost:
+def trial_cost(record: TrialRecord | TrialRow, prices: PriceTable | None) -> TrialCost:
     """The price table's cost of one trial: tokens x price, cached input priced apart."""
+    return _cost(record, None if prices is None else prices.price_of)
+
+
+def _cost(
+    record: TrialRecord | TrialRow, price_of: Callable[[str], Price | None] | None
+) -> TrialCost:
     if not record.model or record.tokens.source == "none":
         return TrialCost("no model")
-    price = prices.price_of(record.model) if prices is not None else None
+    price = price_of(record.model) if price_of is not None else None
     if price is None:
         return TrialCost("no price")
     tokens = record.tokens
@@ -153,7 +161,7 @@ def _sum(values: Iterable[int | None]) -> int | None:
     return sum(known) if known else None
 
 
-def _per_solved(values: Sequence[float | None], scored: Sequence[TrialRecord]) -> PerSuccess | None:
+def _per_solved(values: Sequence[float | None], scored: Sequence[TrialRow]) -> PerSuccess | None:
     if not scored or any(v is None for v in values):
         return None
     return per_success(
@@ -166,11 +174,13 @@ def _per_solved(values: Sequence[float | None], scored: Sequence[TrialRecord]) -
 
 
 def config_spend(
-    config_id: str, records: Iterable[TrialRecord], prices: PriceTable | None
+    config_id: str, records: Iterable[TrialRecord | TrialRow], prices: PriceTable | None
 ) -> ConfigSpend:
-    """One configuration's spending from its records alone."""
-    scored = [r for r in records if r.config_id == config_id and r.status != "infra_error"]
-    costs = [trial_cost(r, prices) for r in scored]
+    """One configuration's spending from its records (or their rows) alone."""
+    scored = [r for r in as_rows(records) if r.config_id == config_id and r.status != "infra_error"]
+    # the table's patterns matched once per model name, not once per trial
+    price_of = None if prices is None else functools.cache(prices.price_of)
+    costs = [_cost(r, price_of) for r in scored]
     states = {c.state for c in costs}
     state: CostState = "priced" if states == {"priced"} else _worst(states)
     cost_values = [c.cost for c in costs] if state == "priced" else []
@@ -221,11 +231,13 @@ def _worst(states: set[CostState]) -> CostState:
 
 
 def spend_by_config(
-    records: Iterable[TrialRecord], prices: PriceTable | None
+    records: Iterable[TrialRecord | TrialRow], prices: PriceTable | None
 ) -> dict[str, ConfigSpend]:
-    """`config_spend` for every configuration in ``records``, by id."""
-    records = list(records)
-    return {c: config_spend(c, records, prices) for c in sorted({r.config_id for r in records})}
+    """`config_spend` for every configuration in ``records`` (or rows), by id."""
+    by_config: dict[str, list[TrialRow]] = {}
+    for r in as_rows(records):
+        by_config.setdefault(r.config_id, []).append(r)
+    return {c: config_spend(c, by_config[c], prices) for c in sorted(by_config)}
 
 
 def frontier(spends: Sequence[ConfigSpend], axis: Literal["cost", "time"]) -> list[bool]:

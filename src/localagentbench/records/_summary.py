@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from localagentbench.records._migrations import upgrade
 from localagentbench.records._models import TrialRecord, UnrunnableTask
+from localagentbench.records._rows import TrialRow, as_rows
 from localagentbench.stats import (
     SingleClusterWarning,
     composite_parts,
@@ -200,16 +201,35 @@ def _finite(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
+class _Memo:
+    """An estimator (pass@k, pass^k) remembered by (n, c, k) for one summary: a nightly
+    matrix asks for the same few dozen values tens of thousands of times."""
+
+    def __init__(self, estimator: Callable[[int, int, int], float]) -> None:
+        self.estimator = estimator
+        self.known: dict[tuple[int, int, int], float] = {}
+
+    def __call__(self, n: int, c: int, k: int) -> float:
+        value = self.known.get((n, c, k))
+        if value is None:
+            value = self.known[(n, c, k)] = self.estimator(n, c, k)
+        return value
+
+    def table(self, n: int, c: int) -> dict[str, float]:
+        """k -> estimate for k = 1..n of one cell (``_by_k`` of a single task)."""
+        return {str(k): self(n, c, k) for k in range(1, n + 1)}
+
+
 def _by_k(
     per_task: list[tuple[int, int]], up_to: int, estimator: Callable[[int, int, int], float]
 ) -> dict[str, float]:
     return {
-        str(k): statistics.fmean(estimator(n, c, k) for n, c in per_task)
+        str(k): statistics.fmean([estimator(n, c, k) for n, c in per_task])
         for k in range(1, up_to + 1)
     }
 
 
-def _tokens(records: list[TrialRecord], side: str) -> int | None:
+def _tokens(records: list[TrialRow], side: str) -> int | None:
     known = [v for r in records if (v := getattr(r.tokens, side)) is not None]
     return sum(known) if known else None
 
@@ -220,7 +240,7 @@ def _median(values: Iterable[float | None]) -> float | None:
 
 
 def _correctness_interval(
-    scored: list[TrialRecord],
+    scored: list[TrialRow],
 ) -> tuple[float | None, tuple[float, float] | None]:
     """Task-clustered interval of mean correctness with the Wilson floor.
 
@@ -236,16 +256,12 @@ def _correctness_interval(
     return _finite(se), (low, high)
 
 
-def _compliance(scored: list[TrialRecord]) -> tuple[float | None, int]:
-    shares = []
-    for r in scored:
-        checks = [c for c in r.checks if c.compliance]
-        if checks:
-            shares.append(sum(c.passed for c in checks) / len(checks))
+def _compliance(scored: list[TrialRow]) -> tuple[float | None, int]:
+    shares = [r.compliance[0] / r.compliance[1] for r in scored if r.compliance]
     return (statistics.fmean(shares) if shares else None), len(shares)
 
 
-def _cell(config_id: str, task_all: list[TrialRecord]) -> CellSummary:
+def _cell(config_id: str, task_all: list[TrialRow], at_k: _Memo, hat_k: _Memo) -> CellSummary:
     scored = [r for r in task_all if r.status != "infra_error"]
     n, c = len(scored), sum(r.success for r in scored)
     return CellSummary(
@@ -255,11 +271,11 @@ def _cell(config_id: str, task_all: list[TrialRecord]) -> CellSummary:
         trials=n,
         successes=c,
         success_rate=c / n if n else None,
-        pass_at_k=_by_k([(n, c)], n, pass_at_k) if n else {},
-        pass_hat_k=_by_k([(n, c)], n, pass_hat_k) if n else {},
+        pass_at_k=at_k.table(n, c),
+        pass_hat_k=hat_k.table(n, c),
         statuses=dict(Counter(r.status for r in task_all)),
         infra_errors=len(task_all) - n,
-        correctness_mean=statistics.fmean(r.correctness for r in scored) if scored else None,
+        correctness_mean=statistics.fmean([r.correctness for r in scored]) if scored else None,
         claimed_done=sum(r.claimed_done for r in scored),
         false_success=sum(r.false_success for r in scored),
         median_wall_s=_median(r.wall_s for r in scored),
@@ -267,7 +283,7 @@ def _cell(config_id: str, task_all: list[TrialRecord]) -> CellSummary:
 
 
 def _quality(
-    scored: list[TrialRecord], scores: Mapping[tuple[str, str], int]
+    scored: list[TrialRow], scores: Mapping[tuple[str, str], int]
 ) -> tuple[float | None, tuple[float, float] | None, int]:
     """Mean (score - 1) / 4 over the judged trials with its task-clustered interval."""
     judged = [
@@ -286,11 +302,13 @@ def _quality(
 
 def _config(
     config_id: str,
-    all_trials: list[TrialRecord],
-    scores: Mapping[tuple[str, str], int] | None = None,
+    all_trials: list[TrialRow],
+    scores: Mapping[tuple[str, str], int] | None,
+    at_k: _Memo,
+    hat_k: _Memo,
 ) -> ConfigSummary:
     scored = [r for r in all_trials if r.status != "infra_error"]
-    by_task: dict[str, list[TrialRecord]] = defaultdict(list)
+    by_task: dict[str, list[TrialRow]] = defaultdict(list)
     for r in scored:
         by_task[r.task_id].append(r)
     per_task = [(len(rs), sum(r.success for r in rs)) for rs in by_task.values()]
@@ -299,7 +317,7 @@ def _config(
     successes = sum(r.success for r in scored)
     claimed = [r for r in scored if r.claimed_done]
     timeouts = sum(r.status == "timeout" for r in scored)
-    correctness = statistics.fmean(r.correctness for r in scored) if scored else None
+    correctness = statistics.fmean([r.correctness for r in scored]) if scored else None
     se, interval = _correctness_interval(scored)
     compliance, compliance_trials = _compliance(scored)
     median_wall = _median(r.wall_s for r in scored)
@@ -328,14 +346,14 @@ def _config(
         successes=successes,
         success_rate=successes / n if n else None,
         success_interval=wilson_interval(successes, n),
-        pass_at_k=_by_k(per_task, k_max, pass_at_k),
-        pass_hat_k=_by_k(per_task, k_max, pass_hat_k),
+        pass_at_k=_by_k(per_task, k_max, at_k),
+        pass_hat_k=_by_k(per_task, k_max, hat_k),
         statuses=dict(Counter(r.status for r in all_trials)),
         infra_errors=len(all_trials) - n,
         overfit=sum(r.overfit for r in scored),
         claimed_done=len(claimed),
         false_success=sum(r.false_success for r in scored),
-        damaged=sum(bool(r.damage) for r in scored),
+        damaged=sum(r.damaged for r in scored),
         correctness_mean=correctness,
         correctness_se=se,
         correctness_interval=interval,
@@ -348,7 +366,7 @@ def _config(
         false_success_among_claimed=_rate(sum(r.false_success for r in claimed), len(claimed)),
         false_success_among_all=_rate(sum(r.false_success for r in scored), n),
         overfit_rate=_rate(sum(r.overfit for r in scored), n),
-        damage_rate=_rate(sum(bool(r.damage) for r in scored), n),
+        damage_rate=_rate(sum(r.damaged for r in scored), n),
         cap_hit_rate=_rate(sum(r.status == "cap_hit" for r in scored), n),
         loop_rate=_rate(sum(r.loop_detected for r in scored), n),
         timeout_rate=_rate(timeouts, n),
@@ -367,7 +385,7 @@ def _config(
 
 def summarise(
     run_id: str,
-    records: Iterable[TrialRecord],
+    records: Iterable[TrialRecord | TrialRow],
     generated_at: str,
     unrunnable: Iterable[UnrunnableTask] = (),
     quality: Mapping[tuple[str, str], int] | None = None,
@@ -375,24 +393,28 @@ def summarise(
 ) -> Summary:
     """Summarise a run's records (each trial counted once: the caller passes the final records).
 
+    ``records`` may be full records or their slim rows (`trial_row`): the summary reads only
+    the rows' fields, so both give the same summary.
+
     ``quality`` maps (run id, trial id) to a judge's 1..5 score and ``judge`` names that
     judge: a configuration with judged trials then has the quality part in its composite;
     one without keeps the composite without quality, and the summary's ``quality`` note
     says which.
     """
-    records = list(records)
-    by_config: dict[str, list[TrialRecord]] = defaultdict(list)
-    for record in records:
-        by_config[record.config_id].append(record)
+    rows = as_rows(records)
+    by_config: dict[str, list[TrialRow]] = defaultdict(list)
+    for row in rows:
+        by_config[row.config_id].append(row)
     configs: dict[str, ConfigSummary] = {}
     cells: list[CellSummary] = []
+    at_k, hat_k = _Memo(pass_at_k), _Memo(pass_hat_k)
     for config_id in sorted(by_config):
         all_trials = by_config[config_id]
-        configs[config_id] = _config(config_id, all_trials, quality)
-        by_task: dict[str, list[TrialRecord]] = defaultdict(list)
+        configs[config_id] = _config(config_id, all_trials, quality, at_k, hat_k)
+        by_task: dict[str, list[TrialRow]] = defaultdict(list)
         for r in all_trials:
             by_task[r.task_id].append(r)
-        cells += [_cell(config_id, by_task[t]) for t in sorted(by_task)]
+        cells += [_cell(config_id, by_task[t], at_k, hat_k) for t in sorted(by_task)]
     note: str | None = QUALITY_NOTE
     if judge is not None:
         without = sorted(c for c, summary in configs.items() if summary.quality is None)
@@ -407,8 +429,8 @@ def summarise(
         generated_at=generated_at,
         quality=note,
         judge=judge,
-        trials=len(records),
-        infra_errors=sum(r.status == "infra_error" for r in records),
+        trials=len(rows),
+        infra_errors=sum(r.status == "infra_error" for r in rows),
         configurations=configs,
         cells=cells,
         unrunnable=list(unrunnable),

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
-from localagentbench.records import ConfigSummary, Summary, TrialRecord
+from localagentbench.records import ConfigSummary, Summary, TrialRecord, TrialRow, as_rows
 from localagentbench.records import Rate as SummaryRate
 from localagentbench.stats import (
     SingleClusterWarning,
@@ -116,29 +116,29 @@ class Entry(BaseModel):
         return max((int(k) for k in self.pass_at_k), default=0)
 
 
-def scored(records: Iterable[TrialRecord]) -> list[TrialRecord]:
-    """Records that count (infra errors are reported apart, never as model failures)."""
+def scored(records: Iterable[TrialRow]) -> list[TrialRow]:
+    """Rows that count (infra errors are reported apart, never as model failures)."""
     return [r for r in records if r.status != "infra_error"]
 
 
-def _by_task(records: Sequence[TrialRecord]) -> dict[str, list[TrialRecord]]:
-    groups: dict[str, list[TrialRecord]] = defaultdict(list)
+def _by_task(records: Sequence[TrialRow]) -> dict[str, list[TrialRow]]:
+    groups: dict[str, list[TrialRow]] = defaultdict(list)
     for r in records:
         groups[r.task_id].append(r)
     return groups
 
 
-def task_spreads(records: Sequence[TrialRecord]) -> dict[str, float]:
+def task_spreads(records: Iterable[TrialRecord | TrialRow]) -> dict[str, float]:
     """Per task: the sd of its per-repeat success (``stats.stability`` of that task alone)."""
     spreads = {}
-    for task_id, group in sorted(_by_task(scored(records)).items()):
+    for task_id, group in sorted(_by_task(scored(as_rows(records))).items()):
         value = stability({task_id: [float(r.success) for r in group]})
         if not math.isnan(value):
             spreads[task_id] = value
     return spreads
 
 
-def _pass_hat(records: Sequence[TrialRecord]) -> dict[str, float]:
+def _pass_hat(records: Sequence[TrialRow]) -> dict[str, float]:
     per_task = [(len(g), sum(r.success for r in g)) for g in _by_task(records).values()]
     k_max = min((n for n, _ in per_task), default=0)
     return {
@@ -147,17 +147,13 @@ def _pass_hat(records: Sequence[TrialRecord]) -> dict[str, float]:
     }
 
 
-def _compliance(records: Sequence[TrialRecord]) -> float | None:
-    fractions = []
-    for r in records:
-        checks = [c for c in r.checks if c.compliance]
-        if checks:
-            fractions.append(sum(c.passed for c in checks) / len(checks))
+def _compliance(records: Sequence[TrialRow]) -> float | None:
+    fractions = [r.compliance[0] / r.compliance[1] for r in records if r.compliance]
     return statistics.fmean(fractions) if fractions else None
 
 
 def _correctness_interval(
-    config: ConfigSummary, records: Sequence[TrialRecord]
+    config: ConfigSummary, records: Sequence[TrialRow]
 ) -> tuple[float, float] | None:
     """From the records when there are any (a summary.json written before the Wilson floor
     may hold a collapsed ``[1.0, 1.0]``), else the summary's."""
@@ -180,7 +176,7 @@ def _from_rate(rate: SummaryRate | None) -> Rate | None:
 def _entry(
     run_id: str,
     config: ConfigSummary,
-    records: Sequence[TrialRecord],
+    records: Sequence[TrialRow],
     version: str | None,
     summary_version: int,
 ) -> Entry:
@@ -265,12 +261,13 @@ def _add_composite(entry: Entry, score: float | None) -> None:
 
 def leaderboard_entries(
     summary: Summary,
-    records: Iterable[TrialRecord] = (),
+    records: Iterable[TrialRecord | TrialRow] = (),
     versions: dict[str, str | None] | None = None,
 ) -> list[Entry]:
-    """One entry per configuration, best success rate first (ties by id)."""
-    by_config: dict[str, list[TrialRecord]] = defaultdict(list)
-    for r in records:
+    """One entry per configuration, best success rate first (ties by id); ``records`` may
+    be full records or their rows."""
+    by_config: dict[str, list[TrialRow]] = defaultdict(list)
+    for r in as_rows(records):
         by_config[r.config_id].append(r)
     entries = [
         _entry(

@@ -21,6 +21,8 @@ from localagentbench.records import (
     RunInfo,
     Summary,
     TrialRecord,
+    TrialRow,
+    as_rows,
     find_prices,
     spend_by_config,
     summarise,
@@ -52,7 +54,7 @@ class ReportRun:
     """config id -> task id -> sd of per-repeat success."""
     incidents: list[Incident] = field(default_factory=list)
     records: list[TrialRecord] = field(default_factory=list)
-    """Empty for a leaderboard snapshot (no trial pages then)."""
+    """Empty for a leaderboard snapshot and for `load_run(pages=False)` (no trial pages then)."""
     path: Path | None = None
     """The run directory; None for a snapshot."""
     judge: str | None = None
@@ -76,7 +78,7 @@ class ReportRun:
         return None if self.path is None else RunDir(self.path).trial(record.trial_id)
 
 
-def _summary(run_dir: RunDir, info: RunInfo, records: list[TrialRecord]) -> Summary:
+def _summary(run_dir: RunDir, info: RunInfo, records: list[TrialRow]) -> Summary:
     """summary.json when it reads with this harness's Summary, else recomputed (pure function)."""
     if run_dir.summary_json.is_file():
         try:
@@ -90,35 +92,42 @@ def _versions(info: RunInfo) -> dict[str, str | None]:
     return {c.id: c.agent_version for c in info.configurations}
 
 
-def _spreads(records: list[TrialRecord]) -> dict[str, dict[str, float]]:
-    by_config: dict[str, list[TrialRecord]] = defaultdict(list)
+def _spreads(records: list[TrialRow]) -> dict[str, dict[str, float]]:
+    by_config: dict[str, list[TrialRow]] = defaultdict(list)
     for r in records:
         by_config[r.config_id].append(r)
     return {config_id: task_spreads(group) for config_id, group in sorted(by_config.items())}
 
 
-def load_run(path: Path, judge: str | None = None, prices: Path | None = None) -> ReportRun:
+def load_run(
+    path: Path, judge: str | None = None, prices: Path | None = None, *, pages: bool = True
+) -> ReportRun:
     """Read a run directory (run.json, records, summary, incidents) with the verdicts of
     judge stamp ``judge`` (default: the latest; "none": no judge) as the quality part, and
-    price it with ``prices`` (a prices.yaml), else with the run's own copy, else not at all."""
+    price it with ``prices`` (a prices.yaml), else with the run's own copy, else not at all.
+
+    Every figure comes from the records' rows (`records.TrialRow`); ``pages=False`` reads
+    those through the run's index and keeps no full record (``records`` stays empty: enough
+    for report.md, not for trial pages)."""
     run_dir = RunDir(path)
     info = run_dir.read_info()
-    records = run_dir.records()
-    summary = _summary(run_dir, info, records)
+    records = run_dir.records() if pages else []
+    rows = as_rows(records) if pages else run_dir.rows()
+    summary = _summary(run_dir, info, rows)
     judged = judge_scores([path], judge)
     stamp = None if judged.label is None else (judge or latest_stamp(path))
     if judged.label is not None:
         summary = summarise(
             info.run_id,
-            records,
+            rows,
             generated_at=summary.generated_at,
             unrunnable=info.unrunnable,
             quality=judged.scores,
             judge=judged.label,
         )
     table = find_prices(path, prices)
-    spend = spend_by_config(records, table)
-    entries = leaderboard_entries(summary, records, _versions(info))
+    spend = spend_by_config(rows, table)
+    entries = leaderboard_entries(summary, rows, _versions(info))
     for entry in entries:
         spent = spend.get(entry.config_id)
         if spent is not None and spent.cost_state == "priced" and spent.currency == "USD":
@@ -131,7 +140,7 @@ def load_run(path: Path, judge: str | None = None, prices: Path | None = None) -
         info=info,
         summary=summary,
         entries=entries,
-        spreads=_spreads(records),
+        spreads=_spreads(rows),
         incidents=run_dir.incidents(),
         records=records,
         path=path,
