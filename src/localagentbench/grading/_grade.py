@@ -7,7 +7,9 @@ pass-to-pass on the pristine tree and after the agent; extra checks; damage.
 Every command runs in a jail (the run's sandbox, no network, the held-out files
 read-only); the fail/pass-to-pass ids are read from the held-out and pristine
 runs' reports when those answer them all, so they cost no jail of their own, and
-the pristine runs happen once per task version per machine (see `_baseline`).
+the pristine runs happen once per task version per machine (see `_baseline`), before any
+of the agent's code runs. pytest goes without the harness's autoloaded plugins where the
+pristine tree proved them unused (see `_lean`).
 Exit codes decide; per-test reports (written to the jail's private HOME, which
 the agent never had) give partial credit and catch "zero tests collected".
 Correctness counts only the task's own tests, identified by the same commands
