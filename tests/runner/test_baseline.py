@@ -140,7 +140,8 @@ def test_a_changed_task_version_recomputes_the_pristine_results(
             baseline=shared.baseline,
         )
     assert labels.count("pristine") == 2  # version 1 once for two gradings, version 2 again
-    assert baseline.computed == 2
+    assert labels.count("lean-pristine") == 2  # the proof without autoloaded plugins, alike
+    assert baseline.computed == 4
 
 
 def test_a_second_run_reuses_the_pristine_results_until_the_task_changes(
@@ -188,3 +189,23 @@ def test_reports_survive_the_cache_round_trip() -> None:
     assert again == report
     with pytest.raises(ValueError, match="passed, failed or skipped"):
         TestReport.from_json({"cases": {"x": "won"}, "names": {}, "unit_failures": {}})
+
+
+def test_installing_a_pytest_plugin_recomputes_the_pristine_results(
+    make_task: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plugin installed beside the harness can change what the task's tests report, and
+    whether they report the same without autoloaded plugins (the ``#lean`` proof)."""
+    from localagentbench.runner import _baseline_cache
+
+    make_task("calc-add")
+    [task] = load_tasks(tmp_path / "suite", [])
+    tags = {task.key: "machine"}
+    report = TestReport(cases={"tests/test_calc.py::test_add": "failed"})
+    first = _baseline_cache.BaselineCache([task], NoneSandbox(), tags=tags)
+    first.save(f"{task.key}#lean", report)
+    again = _baseline_cache.BaselineCache([task], NoneSandbox(), tags=tags)
+    assert again.load(f"{task.key}#lean") == report
+    monkeypatch.setattr(_baseline_cache, "pytest_plugins_digest", lambda: "another-plugin-set")
+    changed = _baseline_cache.BaselineCache([task], NoneSandbox(), tags=tags)
+    assert changed.load(f"{task.key}#lean") is None

@@ -8,15 +8,15 @@ import tempfile
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from localagentbench.cli._common import TaskOpt, TasksOpt, console, err_console, tasks_dir
-from localagentbench.tasks import Problem, Task
 
-if TYPE_CHECKING:  # records (and grading behind it) load when verify runs, not on list-tasks
+if TYPE_CHECKING:  # tasks, records (and grading behind them) load when a command needs them
     from localagentbench.records import TrialRecord
+    from localagentbench.tasks import Problem, Task
 
 
 def _prove(
@@ -102,6 +102,52 @@ def _counts_line(label: str, values: list[str | None]) -> str:
     return f"{label}: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
 
 
+def _listing_rows(root: Path, select: list[str]) -> tuple[list[dict[str, Any]], list[Problem]]:
+    """The rows `list-tasks` shows and the problems of the files it cannot list.
+
+    A whole folder's listing comes from the user cache while its stamp (every entry under
+    the folder) is unchanged, without loading a task (see `tasks._listing`); a selection,
+    a folder with problems and one whose tasks use paths outside it are loaded each time.
+    """
+    from localagentbench.tasks._listing import listing_stamp, read_listing, save_listing
+
+    stamp = None if select else listing_stamp(root)
+    if stamp is not None and (cached := read_listing(root, stamp[0])) is not None:
+        return cached, []
+
+    from localagentbench.tasks import load_suite
+
+    suite = load_suite(root, select)
+    suite.require_selection()
+    rows: list[dict[str, Any]] = [
+        {
+            "id": t.id,
+            "version": t.version,
+            "title": t.title,
+            "language": t.language,
+            "category": t.category,
+            "difficulty": t.difficulty,
+            "tier": t.tier,
+            "project": t.cluster,
+            "heldout": t.heldout is not None,
+            "reference": t.reference is not None,
+        }
+        for t in suite.tasks
+    ]
+    if stamp is not None and not suite.problems and all(_inside(t, root) for t in suite.tasks):
+        save_listing(root, stamp, rows)
+    return rows, suite.problems
+
+
+def _inside(task: Task, root: Path) -> bool:
+    """Every path of ``task`` the loader looks at lies in ``root`` (so the stamp covers it)."""
+    top = root.resolve()
+    used = [task.file, task.fixture_dir]
+    hidden = (task.heldout.path if task.heldout else None, task.reference)
+    used += [task.resolve(rel) for rel in hidden if rel]
+    return all(p is None or p.resolve().is_relative_to(top) for p in used)
+
+
 def list_tasks(
     tasks: TasksOpt = None,
     task: TaskOpt = None,
@@ -116,39 +162,20 @@ def list_tasks(
     """
     from rich.table import Table
 
-    from localagentbench.tasks import load_suite
-
-    suite = load_suite(tasks_dir(tasks), task or [])
-    suite.require_selection()
-    loaded = suite.tasks
-    rows = [
-        {
-            "id": t.id,
-            "version": t.version,
-            "title": t.title,
-            "language": t.language,
-            "category": t.category,
-            "difficulty": t.difficulty,
-            "tier": t.tier,
-            "project": t.cluster,
-            "heldout": t.heldout is not None,
-            "reference": t.reference is not None,
-        }
-        for t in loaded
-    ]
+    rows, problems = _listing_rows(tasks_dir(tasks), task or [])
     err = err_console()
-    for problem in suite.problems:
+    for problem in problems:
         err.print(f"not listed: {problem}", markup=False)
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
-        raise typer.Exit(1 if suite.problems else 0)
+        raise typer.Exit(1 if problems else 0)
     columns = ("id", "version", "language", "category", "difficulty", "tier", "heldout")
     cells = [["-" if row[c] is None else str(row[c]) for c in columns] for row in rows]
     out = console()
     if not out.is_terminal:  # piped: full ids, one row per line, for cut/grep/xargs
         for line in [list(columns), *cells]:
             typer.echo("\t".join(line))
-        raise typer.Exit(1 if suite.problems else 0)
+        raise typer.Exit(1 if problems else 0)
     table = Table(title=f"{len(rows)} tasks")
     widest = max((len(row[0]) for row in cells), default=2)
     table.add_column("id", no_wrap=True, min_width=widest)  # never folded: --task needs it
@@ -164,7 +191,7 @@ def list_tasks(
         )
     heldout = sum(1 for row in rows if row["heldout"])
     out.print(f"held-out tests: {heldout} of {len(rows)}", markup=False)
-    if suite.problems:
+    if problems:
         raise typer.Exit(1)
 
 

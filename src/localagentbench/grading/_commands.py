@@ -24,10 +24,10 @@ GO_JSON_CAP = 50_000_000
 """Bytes of ``go test -json`` stdout kept: the report must not be cut."""
 
 
-def _log(path: Path, argv: list[str], isolation: str, result: ProcessResult) -> None:
+def _log(path: Path, argv: list[str], jail: str, result: ProcessResult) -> None:
     status = "timeout" if result.timed_out else f"exit {result.exit_code}"
     text = (
-        f"$ {' '.join(argv)}\n# {status} in {result.wall_s:.2f}s, jail: {isolation}\n"
+        f"$ {' '.join(argv)}\n# {status} in {result.wall_s:.2f}s, jail: {jail}\n"
         f"{'# could not start: ' + result.start_error + chr(10) if result.start_error else ''}"
         f"--- stdout ---\n{result.stdout}\n--- stderr ---\n{result.stderr}\n"
     )
@@ -58,7 +58,7 @@ def run_one(
     result = jail.run(
         argv, cwd=cwd, timeout_s=timeout_s, output_cap=cap, protect=protect, cancel=cancel
     )
-    _log(log, argv, jail.isolation, result)
+    _log(log, argv, jail.describe, result)
     if runner is None or report_file is None or (runner == "go" and result.truncated):
         return result, None  # go's report is its stdout: cut, it cannot be read
     if report_file.is_symlink():  # planted by the code under test: never followed

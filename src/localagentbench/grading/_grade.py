@@ -7,7 +7,9 @@ pass-to-pass on the pristine tree and after the agent; extra checks; damage.
 Every command runs in a jail (the run's sandbox, no network, the held-out files
 read-only); the fail/pass-to-pass ids are read from the held-out and pristine
 runs' reports when those answer them all, so they cost no jail of their own, and
-the pristine runs happen once per task version per machine (see `_baseline`).
+the pristine runs happen once per task version per machine (see `_baseline`), before any
+of the agent's code runs. pytest goes without the harness's autoloaded plugins where the
+pristine tree proved them unused (see `_lean`).
 Exit codes decide; per-test reports (written to the jail's private HOME, which
 the agent never had) give partial credit and catch "zero tests collected".
 Correctness counts only the task's own tests, identified by the same commands
@@ -30,6 +32,7 @@ from localagentbench.grading._commands import run_commands, run_commands_reporte
 from localagentbench.grading._damage import damage as find_damage
 from localagentbench.grading._inject import inject, restore_test_infra, test_infra_paths
 from localagentbench.grading._jail import GradingJail
+from localagentbench.grading._lean import lean_proven
 from localagentbench.grading._reports import TestReport, detect_runner
 from localagentbench.grading._results import CommandsResult, Verdict
 from localagentbench.grading._tally import Tally, declared_go_tests, tally
@@ -41,10 +44,26 @@ from localagentbench.tasks import Task
 __all__ = ["grade", "run_commands"]
 
 
+_LEAN_NOTE = (
+    "pytest ran without the plugins installed beside the harness (PYTEST_DISABLE_PLUGIN_AUTOLOAD=1)"
+    " in the visible (when its command is the graded one) and held-out runs: on the pristine tree"
+    " the graded commands reported the same, test by test, with and without them"
+    " (lean-pristine-*.log, or an earlier run's proof kept with the pristine results).\n"
+)
+
+
 def _fresh(path: Path) -> Path:
     if path.exists():
         shutil.rmtree(path)
     return path
+
+
+def _pristine_copy(task: Task, pristine: Path, where: Path) -> Path:
+    """A private copy of the pristine tree with the held-out files injected."""
+    private_copy(pristine, _fresh(where))
+    if task.heldout is not None:
+        inject(task.resolve(task.heldout.path), where)
+    return where
 
 
 def grade(
@@ -84,18 +103,56 @@ def grade(
     if not_transferred:
         atomic_write_text(log_dir / "not-transferred.txt", "\n".join(not_transferred) + "\n")
 
+    # The pristine tree (held-out files injected) comes from the task alone: what its tests
+    # report there is computed, or read from the baseline, before any of the agent's code runs.
+    spec = task.heldout if task.heldout is not None else task.oracle
+    pristine_tree = None
+    before = None
+    lean = False
+    if pristine is not None:
+        pristine_tree = _pristine_copy(task, pristine, scratch / "pristine-tree")
+        before = _pristine_report(
+            spec.command,
+            spec.timeout_s,
+            key=task.key,
+            tree=pristine_tree,
+            jail=jail.with_home(scratch / "home-pristine"),
+            log_dir=log_dir,
+            cancel=cancel,
+            baseline=baseline,
+        )
+        lean = lean_proven(
+            spec.command,
+            key=task.key,
+            before=before,
+            lean_run=lambda: _pristine_report(
+                spec.command,
+                spec.timeout_s,
+                key=task.key,
+                tree=_pristine_copy(task, pristine, scratch / "pristine-lean"),
+                jail=jail.with_home(scratch / "home-lean").lean(),
+                log_dir=log_dir,
+                cancel=cancel,
+                baseline=None,
+                label="lean-pristine",
+            ),
+            baseline=baseline,
+            cancel=cancel,
+        )
+        if lean:
+            atomic_write_text(log_dir / "pytest-plugins.txt", _LEAN_NOTE)
+
     visible, visible_report = run_commands_reported(
         task.oracle.command,
         timeout_s=task.oracle.timeout_s,
         cwd=workspace,
-        jail=jail,
+        jail=jail.lean(lean and task.oracle.command == spec.command),
         log_dir=log_dir,
         label="visible",
         cancel=cancel,
         report_dir=reports / "visible",
     )
 
-    pristine_tree = None
     heldout = None
     heldout_report = None
     protected: list[str] = []
@@ -111,39 +168,18 @@ def grade(
             task.heldout.command,
             timeout_s=task.heldout.timeout_s,
             cwd=tree,
-            jail=hidden_jail,
+            jail=hidden_jail.lean(lean),
             log_dir=log_dir,
             label="heldout",
             cancel=cancel,
             report_dir=hidden_reports / "heldout",
             protect=[tree / rel for rel in protected],
         )
-    if pristine is not None:
-        pristine_tree = _fresh(scratch / "pristine-tree")
-        private_copy(pristine, pristine_tree)
-        if task.heldout is not None:
-            inject(task.resolve(task.heldout.path), pristine_tree)
+        if pristine is not None:
             # The held-out run executed the agent's code in `tree`: undo any test set-up
             # it added there (what was protected could not change).
             restore_test_infra(pristine, tree)
 
-    # What the task's tests report on the pristine tree (held-out files injected), in a
-    # fresh HOME: once per task version with a baseline.
-    spec = task.heldout if task.heldout is not None else task.oracle
-    before = (
-        _pristine_report(
-            spec.command,
-            spec.timeout_s,
-            key=task.key,
-            tree=pristine_tree,
-            jail=jail.with_home(scratch / "home-pristine"),
-            log_dir=log_dir,
-            cancel=cancel,
-            baseline=baseline,
-        )
-        if pristine_tree is not None
-        else None
-    )
     checks = named_test_checks(
         task,
         tree=tree,
@@ -267,6 +303,7 @@ def _pristine_report(
     log_dir: Path,
     cancel: threading.Event | None,
     baseline: PristineBaseline[TestReport | None] | None,
+    label: str = "pristine",
 ) -> TestReport | None:
     """The graded commands (held-out, else the visible oracle) on the pristine tree: which
     tests are the task's, and how they stood before the agent (None: no usable report)."""
@@ -278,12 +315,12 @@ def _pristine_report(
             cwd=tree,
             jail=jail,
             log_dir=log_dir,
-            label="pristine",
+            label=label,
             cancel=cancel,
             report_dir=jail.home / ".lab-reports",
         )
         if report is not None:  # kept with the results, for a run that reuses them
-            logs = sorted(log_dir.glob("pristine-*.log"))
+            logs = sorted(log_dir.glob(f"{label}-*.log"))
             report.log = "\n".join(p.read_text(errors="replace") for p in logs)
         return report
 

@@ -32,6 +32,10 @@ class GradingJail:
     """HOME of the jailed commands (read-write); must lie outside every tree graded."""
     hide: tuple[Path, ...] = ()
     """Harness paths to mask should they lie inside a read-only tree (task tree, run dir)."""
+    lean_pytest: bool = False
+    """pytest loads no plugin by entry point (``PYTEST_DISABLE_PLUGIN_AUTOLOAD``): only its
+    own and those the tree names (``-p``, ``pytest_plugins``). Set only for a task proven
+    to report the same with and without them (see `grading._lean`)."""
 
     @property
     def isolation(self) -> str:
@@ -42,6 +46,16 @@ class GradingJail:
         """The same jail with another HOME (the held-out run gets one the agent's code, run by
         the visible oracle, has not written)."""
         return dataclasses.replace(self, home=home)
+
+    def lean(self, lean_pytest: bool = True) -> GradingJail:
+        """The same jail with pytest's plugin autoload off (or on again)."""
+        return dataclasses.replace(self, lean_pytest=lean_pytest)
+
+    @property
+    def describe(self) -> str:
+        """The jail as a command's log names it."""
+        lean = ", pytest plugin autoload off" if self.lean_pytest else ""
+        return self.isolation + lean
 
     def run(
         self,
@@ -59,10 +73,13 @@ class GradingJail:
         `run_process`; a jail that cannot start raises `SandboxError` (an infra error).
         """
         self.home.mkdir(parents=True, exist_ok=True)
+        env = grading_env(self.home)
+        if self.lean_pytest:
+            env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         spec = SandboxSpec(
             workspace=cwd,
             home=self.home,
-            env=grading_env(self.home),
+            env=env,
             network="none",
             protect=list(protect),
             hide=list(self.hide),

@@ -2,19 +2,24 @@
 
 What the task's tests report on the untouched tree depends on the task's material and on
 the machine that ran them, nothing else. An entry is therefore keyed by the baseline key
-(``id@version``, with ``#f2p``/``#p2p`` for the named ids), the task's digest (any edit of
+(``id@version``, with ``#f2p``/``#p2p`` for the named ids and ``#lean`` for the run
+without autoloaded pytest plugins), the task's digest (any edit of
 its file, fixture, held-out tests or reference changes it), the machine fingerprint of
 the toolchain proof (sandbox level, uid, interpreter, PATH folders, and each program the
 task's commands start with its size and modification time) and the harness version, so
 a second run on an unchanged machine recomputes nothing and installing another Go or
-editing a test recomputes what it touches. Not covered: a library upgraded in place
+editing a test recomputes what it touches. The pytest plugins installed beside the
+harness (entry points, with their distributions' versions) are part of the key too:
+installing or upgrading one recomputes every result. Not covered: a library upgraded in place
 under an unchanged interpreter (pytest itself, say); delete the file to start afresh.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Iterable, Mapping
+from importlib import metadata
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -47,6 +52,17 @@ def baseline_cache_file() -> Path:
     return cache_dir() / "pristine.json"
 
 
+def pytest_plugins_digest() -> str:
+    """A short digest of the pytest plugins this interpreter autoloads (entry point, module,
+    distribution and version): what a graded pytest run loads besides the task's own."""
+    found = sorted(
+        f"{ep.name}={ep.value} {ep.dist.name if ep.dist else '-'} "
+        f"{ep.dist.version if ep.dist else '-'}"
+        for ep in metadata.entry_points(group="pytest11")
+    )
+    return hashlib.sha256("\n".join(found).encode()).hexdigest()[:12]
+
+
 class BaselineCache:
     """A `grading.BaselineStore` of `TestReport` for the tasks of one run."""
 
@@ -61,7 +77,8 @@ class BaselineCache:
         self.path = path or baseline_cache_file()
         self.where = str(self.path)
         tags = tags if tags is not None else task_tags(tasks, sandbox)
-        self._tags = {key: f"{tag}:{__version__}" for key, tag in tags.items()}
+        plugins = pytest_plugins_digest()
+        self._tags = {key: f"{tag}:{__version__}:{plugins}" for key, tag in tags.items()}
         self._lock = threading.Lock()
         self._known: dict[str, _Entry] | None = None
 

@@ -11,7 +11,6 @@ import difflib
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from localagentbench._docs import doc_path
 from localagentbench.errors import TaskError
+from localagentbench.tasks._bundled import bundled_suite
 from localagentbench.tasks._model import (
     SUPPORTED_CHECK_KINDS,
     Check,
@@ -98,11 +98,6 @@ class SuiteLoad:
             hint = f" (+{more} more; run `localagentbench check`)" if more else ""
             raise TaskError(first.file, first.field, first.message + hint)
         return self.tasks
-
-
-def bundled_suite() -> Path:
-    """The suite shipped inside the package."""
-    return Path(str(resources.files("localagentbench") / "suite"))
 
 
 def find_task_files(root: Path) -> list[Path]:
