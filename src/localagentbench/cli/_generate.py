@@ -14,6 +14,7 @@ from localagentbench.cli._import import (
     RepeatOpt,
     SandboxOpt,
     report_result,
+    stopping_cleanly,
 )
 
 
@@ -75,20 +76,23 @@ def generate(
 
     Example: localagentbench generate ~/src/mylib --ref v1.2 --seed 7 --out gen-suite
     """
-    from localagentbench.importers import KINDS, generate_tasks
+    from localagentbench.importers import KINDS, ImportResult, generate_tasks
 
-    result = generate_tasks(
-        path,
-        out,
-        ref=ref,
-        seed=seed,
-        kinds=kind or KINDS,
-        count=count,
-        project=project,
-        language=language,
-        repeat=repeat,
-        sandbox=sandbox,
-        concurrency=concurrency,
-        progress=_progress,
-    )
+    result = ImportResult(out=out)
+    with stopping_cleanly(result):
+        generate_tasks(
+            path,
+            out,
+            ref=ref,
+            seed=seed,
+            kinds=kind or KINDS,
+            count=count,
+            project=project,
+            language=language,
+            repeat=repeat,
+            sandbox=sandbox,
+            concurrency=concurrency,
+            progress=_progress,
+            result=result,
+        )
     report_result(result, "generated")
