@@ -33,8 +33,12 @@ from localagentbench.importers._tests import TestRun
 
 __all__ = ["GoProject", "goast"]
 
-COMMAND = ["env", "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=readonly", "go", "test"]
-COMMAND += ["-count=1", "./..."]
+COMMAND = [
+    *("env", "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=readonly"),
+    *("go", "test", "-count=1", "./..."),
+]
+"""What the bundled Go tasks and imported Exercism exercises run: offline, no toolchain
+download, go.mod left as it is."""
 _SPECIAL = re.compile(r"^(main|init|Test|Benchmark|Example|Fuzz)")
 _BUILD_FAILED = ("[build failed]", "[setup failed]")
 
