@@ -44,19 +44,22 @@ RepeatOpt = Annotated[
 ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Trials proven at once.")]
 
 
-def report_result(result: ImportResult, what: str) -> None:
-    """One line per rejection on stderr, then the counts; exit 1 when nothing was written
-    and something was turned down."""
-    err, out = err_console(), console()
+def _print_rejections(result: ImportResult) -> None:
     for rejected in result.rejected:
-        err.print(
+        err_console().print(
             f"rejected {rejected.item}: {rejected.reason}: {rejected.detail}",
             markup=False,
             soft_wrap=True,
         )
+
+
+def report_result(result: ImportResult, what: str) -> None:
+    """One line per rejection on stderr, then the counts; exit 1 when nothing was written
+    and something was turned down."""
+    _print_rejections(result)
     counts = ", ".join(f"{reason} {n}" for reason, n in sorted(result.counts().items()))
     tail = f"; {len(result.rejected)} rejected ({counts})" if result.rejected else ""
-    out.print(
+    console().print(
         f"{len(result.written)} {what} task(s) written to {result.out}{tail}",
         markup=False,
         soft_wrap=True,
@@ -73,13 +76,14 @@ def _interrupted_line(result: ImportResult, signame: str) -> str:
     ids = ", ".join(result.written)
     pending = ", ".join(result.pending)
     left = sorted(result.out.glob(".lab-staging-*")) if result.out.is_dir() else []
+    counts = ", ".join(f"{reason} {n}" for reason, n in sorted(result.counts().items()))
     return (
         f"interrupted by {signame}: {len(result.written)} task(s) written to {result.out}"
         + (f" ({ids})" if ids else "")
         + f", each whole; not written: {len(result.pending)} being proven"
         + (f" ({pending})" if pending else "")
         + " and those not yet proven"
-        + (f"; {len(result.rejected)} rejected before the stop" if result.rejected else "")
+        + (f"; {len(result.rejected)} rejected before the stop ({counts})" if counts else "")
         + (f"; left behind: {', '.join(map(str, left))}" if left else "; no staging folder left")
     )
 
@@ -92,8 +96,8 @@ def stopping_cleanly(result: ImportResult) -> Iterator[None]:
     instead of ending the process where it stands), so the proofs under way are cancelled,
     their process groups killed, and the staging and scratch folders are removed on the way
     out; later signals are ignored while that cleanup runs, since a second Ctrl-C must not
-    cut a removal in half. Tasks already written stay; one line says what was written and
-    what was not; the exit is 130 for SIGINT, 143 for SIGTERM.
+    cut a removal in half. Tasks already written stay; the rejections so far are listed, then
+    one line says what was written and what was not; the exit is 130 for SIGINT, 143 for SIGTERM.
     """
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -106,6 +110,7 @@ def stopping_cleanly(result: ImportResult) -> Iterator[None]:
         yield
     except KeyboardInterrupt as e:
         terminated = isinstance(e, _Terminated)
+        _print_rejections(result)
         err_console().print(
             _interrupted_line(result, "SIGTERM" if terminated else "SIGINT"),
             markup=False,
