@@ -9,7 +9,7 @@ import pytest
 import yaml
 from tests.importers._shop import go_shop, python_shop
 
-from localagentbench.importers import generate_tasks
+from localagentbench.importers import ImportResult, draw_candidates, generate_tasks
 from localagentbench.importers._golang import GoProject
 from localagentbench.importers._langs import detect_language
 from localagentbench.tasks import bundled_suite, load_suite
@@ -109,3 +109,27 @@ def test_generate_on_the_bundled_go_fixture(tmp_path, cli) -> None:
     for task in loaded.tasks:
         assert task.language == "go"
         assert task.version == 3
+
+
+def test_the_same_seed_draws_the_same_go_candidates(tmp_path) -> None:
+    project = go_shop(tmp_path / "shop")
+
+    def draw(name):
+        scratch = tmp_path / name
+        scratch.mkdir()
+        result = ImportResult(out=tmp_path / "unused")
+        made = draw_candidates(project, scratch, result, seed=5, count=1, kinds=["callers"])
+        return [(c.task_id, c.data["version"], c.data["checks"][0]["expected"]) for c in made]
+
+    first = draw("a")
+    assert first
+    assert first == draw("b")
+    assert {version for _, version, _ in first} == {6}
+
+
+def test_an_unknown_language_is_one_line(tmp_path, cli) -> None:
+    code, _, stderr = cli(
+        "generate", str(go_shop(tmp_path / "shop")), "--language", "rust", "--out", str(tmp_path)
+    )
+    assert code == 2
+    assert "--language rust: valid languages are python, go" in stderr
