@@ -133,3 +133,9 @@ def test_an_unknown_language_is_one_line(tmp_path, cli) -> None:
     )
     assert code == 2
     assert "--language rust: valid languages are python, go" in stderr
+
+
+def test_goast_reads_a_module_through_a_symlinked_root(tmp_path) -> None:
+    (tmp_path / "link").symlink_to(go_shop(tmp_path / "shop"), target_is_directory=True)
+    project = GoProject(tmp_path / "link")
+    assert project.test_files() == ["cart/cart_test.go", "price/price_test.go"]

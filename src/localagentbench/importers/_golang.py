@@ -4,9 +4,9 @@ Go is parsed by Go's own parser rather than by patterns: `goast` (``goast/main.g
 with the package, standard library only) prints each file's package, declarations, mutation
 sites as exact byte spans, and the calls it makes to the module's functions, as JSON. It is
 built once per machine into the user cache, named by the digest of its source and the go
-version (a changed source or an upgraded go builds a new one; ``go run`` would compile and
-link it again on every call), and written by an atomic rename so two runs never see half a
-binary. `go` is needed to run Go tasks anyway, so it adds no requirement.
+version (a changed source or an upgraded go builds a new one and removes the old; ``go run``
+would compile and link it again on every call), and written by an atomic rename so two runs
+never see half a binary. `go` is needed to run Go tasks anyway, so it adds no requirement.
 """
 
 from __future__ import annotations
@@ -71,6 +71,9 @@ def goast() -> Path:
             built.unlink(missing_ok=True)
             raise InfraError(f"cannot build goast with {go}: {done.stderr.strip()[-500:]}")
         os.replace(built, target)
+    for stale in target.parent.glob("goast-*"):  # built from another source or go version
+        if stale != target:
+            stale.unlink(missing_ok=True)
     return target
 
 

@@ -188,7 +188,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: goast MODULE_ROOT")
 		os.Exit(2)
 	}
-	root := os.Args[1]
+	root, err := filepath.EvalSymlinks(os.Args[1]) // Walk does not follow a linked root
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	module, err := modulePath(root)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
