@@ -4,51 +4,13 @@ from __future__ import annotations
 
 import pytest
 import yaml
+from tests.importers._shop import python_shop as _project
 
 from localagentbench.importers import ImportResult, draw_candidates, generate_tasks
 from localagentbench.importers._mutate import mutations
 from localagentbench.importers._pyrepo import python_modules
 from localagentbench.importers._usages import callers
 from localagentbench.tasks import bundled_suite, load_suite
-
-PRICE = """\
-def discount(total, rate):
-    return total - total * rate if total >= 100 else total
-
-
-def total(items):
-    if not items:
-        return 0
-    return sum(items)
-"""
-"""Two mutation sites: `>=` flipped breaks a test; the `if` dropped changes nothing
-(`sum([])` is 0 too): an equivalent mutant."""
-
-TESTS = """\
-from shop.price import discount, total
-
-
-def test_discount_from_100():
-    assert discount(100, 0.5) == 50
-
-
-def test_no_discount_below_100():
-    assert discount(50, 0.5) == 50
-
-
-def test_total():
-    assert total([1, 2]) == 3
-    assert total([]) == 0
-"""
-
-
-def _project(root):
-    (root / "shop").mkdir(parents=True)
-    (root / "shop" / "__init__.py").write_text("")
-    (root / "shop" / "price.py").write_text(PRICE)
-    (root / "tests").mkdir()
-    (root / "tests" / "test_price.py").write_text(TESTS)
-    return root
 
 
 def test_mutation_sites_of_the_four_operators(tmp_path) -> None:

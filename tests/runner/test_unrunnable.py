@@ -117,13 +117,13 @@ def test_the_proof_is_cached_per_task_version_and_machine(
     make_task: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[str] = []
-    real = _toolchain.prove_fixture
+    real = _toolchain.prove_fixtures
 
-    def counting(task, sandbox):  # type: ignore[no-untyped-def]
-        calls.append(task.key)
-        return real(task, sandbox)
+    def counting(tasks, sandbox, workers):  # type: ignore[no-untyped-def]
+        calls.extend(task.key for task in tasks)
+        return real(tasks, sandbox, workers)
 
-    monkeypatch.setattr(_toolchain, "prove_fixture", counting)
+    monkeypatch.setattr(_toolchain, "prove_fixtures", counting)
     root = make_task()
     suite = root.parent
 

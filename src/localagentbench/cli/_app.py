@@ -56,7 +56,7 @@ COMMANDS: dict[str, LazyCommand] = {
     ),
     "generate": LazyCommand(
         "localagentbench.cli._generate:generate",
-        "Generate tasks from a Python project at a commit (injected bugs, renames, caller "
+        "Generate tasks from a Python or Go project at a commit (injected bugs, renames, caller "
         "lists), each proven by check and verify before it is written.",
     ),
     "run": LazyCommand(

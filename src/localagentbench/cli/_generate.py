@@ -1,4 +1,5 @@
-"""`generate`: tasks made from a Python project at a commit, each proven before it is written."""
+"""`generate`: tasks made from a Python or Go project at a commit, each proven before it is
+written."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from localagentbench.cli._import import (
     RepeatOpt,
     SandboxOpt,
     report_result,
+    stopping_cleanly,
 )
 
 
@@ -24,7 +26,8 @@ def _progress(line: str) -> None:
 
 def generate(
     path: Annotated[
-        Path, typer.Argument(help="The Python project (a folder, or inside a git checkout).")
+        Path,
+        typer.Argument(help="The Python or Go project (a folder, or inside a git checkout)."),
     ],
     out: OutOpt,
     ref: Annotated[
@@ -48,36 +51,48 @@ def generate(
             help="Name in the ids and the error-bar cluster (default: the folder name).",
         ),
     ] = None,
+    language: Annotated[
+        str | None,
+        typer.Option(
+            "--language",
+            help="python | go (default: go when the folder has a go.mod, else python).",
+        ),
+    ] = None,
     repeat: RepeatOpt = 1,
     sandbox: SandboxOpt = None,
     concurrency: ConcurrencyOpt = 2,
 ) -> None:
-    """Generate tasks from a Python project at a commit (injected bugs, renames, caller
+    """Generate tasks from a Python or Go project at a commit (injected bugs, renames, caller
     lists), each proven by check and verify before it is written.
 
     mutation: one bug injected (a comparison flipped, a bound off by one, two arguments
     swapped, a branch dropped); the tests that fail with it and pass without are its
-    fail_to_pass, and a mutant no test notices is rejected as equivalent. rename: a function
-    or class renamed, the old name checked absent, the renamed tests held out. callers: list
-    the functions calling one, the expected set recomputed from the code. The project's
-    tests must pass at the base commit. Rejected candidates are counted by reason. The same
+    fail_to_pass (pytest ids, or go test names), and a mutant no test notices is rejected as
+    equivalent. rename: a function, class or Go type renamed, the old name checked absent,
+    the renamed tests held out. callers: list the functions calling one, the expected set
+    recomputed from the syntax tree (Python's ast, Go's go/parser). The project's tests must
+    pass at the base commit. Rejected candidates are counted by reason. The same
     project, commit and --seed give the same tasks; the seed is in their version (seed + 1).
 
     Example: localagentbench generate ~/src/mylib --ref v1.2 --seed 7 --out gen-suite
     """
-    from localagentbench.importers import KINDS, generate_tasks
+    from localagentbench.importers import KINDS, ImportResult, generate_tasks
 
-    result = generate_tasks(
-        path,
-        out,
-        ref=ref,
-        seed=seed,
-        kinds=kind or KINDS,
-        count=count,
-        project=project,
-        repeat=repeat,
-        sandbox=sandbox,
-        concurrency=concurrency,
-        progress=_progress,
-    )
+    result = ImportResult(out=out)
+    with stopping_cleanly(result):
+        generate_tasks(
+            path,
+            out,
+            ref=ref,
+            seed=seed,
+            kinds=kind or KINDS,
+            count=count,
+            project=project,
+            language=language,
+            repeat=repeat,
+            sandbox=sandbox,
+            concurrency=concurrency,
+            progress=_progress,
+            result=result,
+        )
     report_result(result, "generated")

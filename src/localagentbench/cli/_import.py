@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -40,25 +44,82 @@ RepeatOpt = Annotated[
 ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Trials proven at once.")]
 
 
-def report_result(result: ImportResult, what: str) -> None:
-    """One line per rejection on stderr, then the counts; exit 1 when nothing was written
-    and something was turned down."""
-    err, out = err_console(), console()
+def _print_rejections(result: ImportResult) -> None:
     for rejected in result.rejected:
-        err.print(
+        err_console().print(
             f"rejected {rejected.item}: {rejected.reason}: {rejected.detail}",
             markup=False,
             soft_wrap=True,
         )
+
+
+def report_result(result: ImportResult, what: str) -> None:
+    """One line per rejection on stderr, then the counts; exit 1 when nothing was written
+    and something was turned down."""
+    _print_rejections(result)
     counts = ", ".join(f"{reason} {n}" for reason, n in sorted(result.counts().items()))
     tail = f"; {len(result.rejected)} rejected ({counts})" if result.rejected else ""
-    out.print(
+    console().print(
         f"{len(result.written)} {what} task(s) written to {result.out}{tail}",
         markup=False,
         soft_wrap=True,
     )
     if result.rejected and not result.written:
         raise typer.Exit(1)
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that every cleanup on the way out runs."""
+
+
+def _interrupted_line(result: ImportResult, signame: str) -> str:
+    ids = ", ".join(result.written)
+    pending = ", ".join(result.pending)
+    left = sorted(result.out.glob(".lab-staging-*")) if result.out.is_dir() else []
+    counts = ", ".join(f"{reason} {n}" for reason, n in sorted(result.counts().items()))
+    return (
+        f"interrupted by {signame}: {len(result.written)} task(s) written to {result.out}"
+        + (f" ({ids})" if ids else "")
+        + f", each whole; not written: {len(result.pending)} being proven"
+        + (f" ({pending})" if pending else "")
+        + " and those not yet proven"
+        + (f"; {len(result.rejected)} rejected before the stop ({counts})" if counts else "")
+        + (f"; left behind: {', '.join(map(str, left))}" if left else "; no staging folder left")
+    )
+
+
+@contextmanager
+def stopping_cleanly(result: ImportResult) -> Iterator[None]:
+    """Run an import or a generation so that Ctrl-C or SIGTERM stops it promptly and cleanly.
+
+    The first SIGINT or SIGTERM raises in the main thread (SIGTERM as an interruption too,
+    instead of ending the process where it stands), so the proofs under way are cancelled,
+    their process groups killed, and the staging and scratch folders are removed on the way
+    out; later signals are ignored while that cleanup runs, since a second Ctrl-C must not
+    cut a removal in half. Tasks already written stay; the rejections so far are listed, then
+    one line says what was written and what was not; the exit is 130 for SIGINT, 143 for SIGTERM.
+    """
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise _Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    except KeyboardInterrupt as e:
+        terminated = isinstance(e, _Terminated)
+        _print_rejections(result)
+        err_console().print(
+            _interrupted_line(result, "SIGTERM" if terminated else "SIGINT"),
+            markup=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(143 if terminated else 130) from None
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _progress(line: str) -> None:
@@ -99,19 +160,22 @@ def exercism(
 
     Example: localagentbench import exercism ../python --track python --exercise leap --out my-suite
     """
-    from localagentbench.importers import import_exercism
+    from localagentbench.importers import ImportResult, import_exercism
 
-    result = import_exercism(
-        path,
-        track,
-        out,
-        exercises=exercise,
-        share=visible_share,
-        repeat=repeat,
-        sandbox=sandbox,
-        concurrency=concurrency,
-        progress=_progress,
-    )
+    result = ImportResult(out=out)
+    with stopping_cleanly(result):
+        import_exercism(
+            path,
+            track,
+            out,
+            exercises=exercise,
+            share=visible_share,
+            repeat=repeat,
+            sandbox=sandbox,
+            concurrency=concurrency,
+            progress=_progress,
+            result=result,
+        )
     report_result(result, "Exercism")
 
 
@@ -140,15 +204,18 @@ def terminal_bench(
 
     Example: localagentbench import terminal-bench ~/src/terminal-bench/tasks --out tb-suite
     """
-    from localagentbench.importers import import_terminal_bench
+    from localagentbench.importers import ImportResult, import_terminal_bench
 
-    result = import_terminal_bench(
-        path,
-        out,
-        names=task,
-        repeat=repeat,
-        sandbox=sandbox,
-        concurrency=concurrency,
-        progress=_progress,
-    )
+    result = ImportResult(out=out)
+    with stopping_cleanly(result):
+        import_terminal_bench(
+            path,
+            out,
+            names=task,
+            repeat=repeat,
+            sandbox=sandbox,
+            concurrency=concurrency,
+            progress=_progress,
+            result=result,
+        )
     report_result(result, "Terminal-Bench")

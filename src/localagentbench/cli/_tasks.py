@@ -6,7 +6,6 @@ import json
 import shutil
 import tempfile
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -23,12 +22,11 @@ def _prove(
     loaded: list[Task], concurrency: int, name: str | None = None
 ) -> tuple[list[Problem], str]:
     """Run every fixture's visible tests from a clean copy; problems and a one-line summary."""
-    from localagentbench.grading import default_sandbox, proof_problems, prove_fixture
+    from localagentbench.grading import default_sandbox, proof_problems, prove_fixtures
     from localagentbench.sandbox import select
 
     sandbox = default_sandbox() if name is None else select(name)
-    with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        proofs = list(pool.map(lambda t: prove_fixture(t, sandbox), loaded))
+    proofs = prove_fixtures(loaded, sandbox, concurrency)
     problems = [
         p for t, proof in zip(loaded, proofs, strict=True) for p in proof_problems(t, proof)
     ]

@@ -33,6 +33,7 @@ from localagentbench.grading._proof import (
     default_sandbox,
     proof_problems,
     prove_fixture,
+    prove_fixtures,
 )
 from localagentbench.grading._reports import (
     Runner,
@@ -66,6 +67,7 @@ __all__ = [
     "default_sandbox",
     "proof_problems",
     "prove_fixture",
+    "prove_fixtures",
     "TEST_INFRA_FILES",
     "AgentTests",
     "CheckContext",

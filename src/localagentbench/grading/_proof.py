@@ -19,6 +19,9 @@ import re
 import shutil
 import sys
 import tempfile
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -46,6 +49,7 @@ __all__ = [
     "default_sandbox",
     "proof_problems",
     "prove_fixture",
+    "prove_fixtures",
 ]
 
 Outcome = Literal["passed", "failed", "env-fault"]
@@ -105,13 +109,18 @@ def classify_proof(
 
 
 def _run(
-    sandbox: Sandbox, argv: list[str], ws: Path, home: Path, timeout_s: float
+    sandbox: Sandbox,
+    argv: list[str],
+    ws: Path,
+    home: Path,
+    timeout_s: float,
+    cancel: threading.Event | None,
 ) -> ProcessResult:
     env = grading_env(home)
     if isinstance(sandbox, NoneSandbox):
-        return run_process(argv, cwd=ws, env=env, timeout_s=timeout_s)
+        return run_process(argv, cwd=ws, env=env, timeout_s=timeout_s, cancel=cancel)
     spec = SandboxSpec(workspace=ws, home=home, env=env, network="none")
-    jailed = run_jailed(sandbox, argv, spec, timeout_s=timeout_s)
+    jailed = run_jailed(sandbox, argv, spec, timeout_s=timeout_s, cancel=cancel)
     if (
         jailed.jail_failure
         and jailed.result.exit_code == 127
@@ -125,8 +134,11 @@ def _run(
     return jailed.result
 
 
-def prove_fixture(task: Task, sandbox: Sandbox) -> FixtureProof | None:
-    """Run the oracle on a clean copy of the fixture; None for git repos (not fetched here)."""
+def prove_fixture(
+    task: Task, sandbox: Sandbox, cancel: threading.Event | None = None
+) -> FixtureProof | None:
+    """Run the oracle on a clean copy of the fixture; None for git repos (not fetched here).
+    Setting ``cancel`` stops the command under way (`Cancelled` is raised)."""
     fixture = task.fixture_dir
     if fixture is None:
         return None
@@ -139,7 +151,7 @@ def prove_fixture(task: Task, sandbox: Sandbox) -> FixtureProof | None:
         failures = []
         for argv in task.oracle.command:
             try:
-                result = _run(sandbox, argv, ws, home, task.oracle.timeout_s)
+                result = _run(sandbox, argv, ws, home, task.oracle.timeout_s, cancel)
             except SandboxError as e:
                 reason = f"`{argv[0]}` could not start in the sandbox: {e}"
                 hint = "run `localagentbench doctor` to see what the sandbox lacks"
@@ -153,6 +165,26 @@ def prove_fixture(task: Task, sandbox: Sandbox) -> FixtureProof | None:
     if failures:
         return FixtureProof("failed", "; ".join(failures), isolation_level(sandbox))
     return FixtureProof("passed", "passed", isolation_level(sandbox))
+
+
+def prove_fixtures(
+    tasks: Sequence[Task], sandbox: Sandbox, workers: int = 2
+) -> list[FixtureProof | None]:
+    """`prove_fixture` for each task, ``workers`` at a time, in order.
+
+    An interruption of the caller (Ctrl-C, or SIGTERM made an exception) stops the proofs
+    under way at once, their process groups killed, and drops the queued ones before it
+    propagates: a pool left to itself would finish every queued proof first.
+    """
+    cancel = threading.Event()
+    pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="proof")
+    try:
+        return list(pool.map(lambda task: prove_fixture(task, sandbox, cancel), tasks))
+    except BaseException:
+        cancel.set()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _decided_elsewhere(task: Task) -> bool:

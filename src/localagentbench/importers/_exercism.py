@@ -14,7 +14,7 @@ import hashlib
 import json
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -322,8 +322,11 @@ def import_exercism(
     sandbox: str | None = None,
     concurrency: int = 2,
     progress: Callable[[str], None] | None = None,
+    result: ImportResult | None = None,
 ) -> ImportResult:
-    """Import a local checkout of an Exercism track; every written task is proven."""
+    """Import a local checkout of an Exercism track; every written task is proven. The
+    exercises are built and proven a batch at a time; ``result`` (default: a new one) is
+    filled as it goes, so a caller holding it knows what was written if interrupted."""
     if track not in TRACKS:
         raise ConfigError(f"--track {track!r}: valid tracks are {', '.join(TRACKS)}")
     if not 0 < share <= 1:
@@ -337,21 +340,23 @@ def import_exercism(
         raise ConfigError(
             f"--exercise {', '.join(unknown)}: not a practice exercise of {root / 'config.json'}"
         )
-    result = ImportResult(out=out)
+    result = ImportResult(out=out) if result is None else result
     source = source_info(root)
-    candidates = []
     with tempfile.TemporaryDirectory(prefix="lab-exercism-") as tmp:
-        for slug in wanted:
-            scratch = Path(tmp) / slug
-            scratch.mkdir()
-            try:
-                candidates.append(_build(adapter, root, slug, known[slug], share, scratch, source))
-            except ExerciseError as e:
-                result.reject(slug, e.reason, e.detail)
-                if progress is not None:
-                    progress(f"rejected {slug}: {e.reason}: {e.detail}")
+
+        def candidates() -> Iterator[Candidate]:
+            for slug in wanted:
+                scratch = Path(tmp) / slug
+                scratch.mkdir()
+                try:
+                    yield _build(adapter, root, slug, known[slug], share, scratch, source)
+                except ExerciseError as e:
+                    result.reject(slug, e.reason, e.detail)
+                    if progress is not None:
+                        progress(f"rejected {slug}: {e.reason}: {e.detail}")
+
         return write_proven(
-            candidates,
+            candidates(),
             out,
             result,
             repeat=repeat,

@@ -1,4 +1,4 @@
-"""`generate`: tasks made mechanically from a Python project at a commit.
+"""`generate`: tasks made mechanically from a Python or Go project at a commit.
 
 Three kinds, each accepted only when the same validation `verify` does holds:
 
@@ -7,9 +7,12 @@ Three kinds, each accepted only when the same validation `verify` does holds:
   equivalent mutant, or an uncovered line) is rejected and counted.
 - ``rename``: a function or class under a new name (`_rename`); the reference renames every
   use, the held-out tests are the project's tests calling the new name, and an `absent`
-  check holds the old name out of every ``.py`` file.
+  check holds the old name out of every source file.
 - ``callers``: "list the functions that call X", the expected set recomputed from the code
   at the base commit (`_usages`) and checked with precision and recall.
+
+What is language-specific (parsing, the mutation sites, who calls what, the test command,
+what makes a mutant unusable) is a `_langs.Project`: `_pylang` or `_golang`.
 
 Candidates are drawn with ``random.Random(seed)``: the same project, commit and seed give
 the same tasks, and the seed enters each task's `version` (seed + 1) and provenance.
@@ -17,7 +20,6 @@ the same tasks, and the seed enters each task's `version` (seed + 1) and provena
 
 from __future__ import annotations
 
-import ast
 import random
 import re
 import shutil
@@ -28,19 +30,19 @@ from typing import Any
 
 from localagentbench import __version__
 from localagentbench.errors import ConfigError
-from localagentbench.importers._mutate import Mutation, mutations
+from localagentbench.importers._golang import GoProject
+from localagentbench.importers._langs import Project, detect_language
+from localagentbench.importers._mutate import Mutation
 from localagentbench.importers._prove import Candidate, ImportResult, write_proven
-from localagentbench.importers._pyrepo import Module, python_modules
-from localagentbench.importers._rename import Rename, rename_in, renames
+from localagentbench.importers._pylang import PythonProject
+from localagentbench.importers._rename import Rename, rename_in
 from localagentbench.importers._source import checkout, licence
 from localagentbench.importers._tests import TestRun, copy_tree, git_patch, run_tests, split_ids
-from localagentbench.importers._usages import callers, defined_functions
 
 __all__ = ["KINDS", "generate_tasks"]
 
 KINDS = ("mutation", "rename", "callers")
-TEST_COMMAND = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-TIMEOUT_S = 120
+TIMEOUT_S = 180
 MAX_CALLERS = 12
 
 
@@ -55,17 +57,18 @@ class _Generator:
         self,
         base: Path,
         scratch: Path,
+        code: Project,
         project: str,
         seed: int,
-        command: list[str],
         provenance: dict[str, Any],
         result: ImportResult,
     ) -> None:
         self.base, self.scratch, self.project, self.seed = base, scratch, project, seed
-        self.command, self.provenance, self.result = command, provenance, result
-        self.modules = python_modules(base)
+        self.code, self.provenance, self.result = code, provenance, result
+        self.command, self.shown = code.command, code.shown
+        self.suffix = code.sources.rsplit("*", 1)[-1]
+        """Source files' name ending (``.py``, ``.go``)."""
         self.rng = random.Random(seed)
-        self.shown = " ".join(command)
         self._n = 0
 
     def folder(self, name: str) -> Path:
@@ -78,7 +81,7 @@ class _Generator:
             "id": task_id,
             "version": self.seed + 1,
             **head,
-            "language": "python",
+            "language": self.code.language,
             "project": self.project,
             "repo": {"type": "fixture", "path": "repo"},
             "oracle": {"command": self.command, "timeout_s": TIMEOUT_S},
@@ -109,13 +112,12 @@ class _Generator:
         copy_tree(self.base, tree)
         path = tree / site.rel
         mutated = site.apply(path.read_bytes())
-        try:
-            ast.parse(mutated)
-        except SyntaxError:
-            self.result.reject(item, "mutant does not parse", site.description)
-            return None
         path.write_bytes(mutated)
         ran = self.run(tree)
+        defect = self.code.defect(mutated, ran)
+        if defect is not None:
+            self.result.reject(item, defect, f"{site.description}: {ran.tail()}")
+            return None
         if ran.passed:
             self.result.reject(
                 item, "equivalent mutant", f"{site.description}: the tests still pass"
@@ -125,16 +127,15 @@ class _Generator:
             self.result.reject(item, "no test report", f"{site.description}: {ran.tail()}")
             return None
         assert base_run.report is not None
-        f2p, p2p = split_ids("pytest", ran.report, base_run.report)
+        f2p, p2p = split_ids(self.code.runner, ran.report, base_run.report)
         if not f2p:
             self.result.reject(item, "no test fails", f"{site.description}: {ran.tail()}")
             return None
         heldout = self.folder("heldout")
-        for module in self.modules:
-            if module.is_test:
-                target = heldout / module.rel
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(self.base / module.rel, target)
+        for rel in self.code.test_files():
+            target = heldout / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(self.base / rel, target)
         listed = ", ".join(f"`{i}`" for i in f2p[:3]) + (
             f" and {len(f2p) - 3} more" if len(f2p) > 3 else ""
         )
@@ -166,8 +167,8 @@ class _Generator:
         item = f"{rename.module}.{rename.old} -> {rename.new}"
         after = self.folder("renamed")
         copy_tree(self.base, after)
-        changed = rename_in(after, rename.old, rename.new)
-        tests = [rel for rel in changed if Module(Path(rel), "", ast.Module([], [])).is_test]
+        changed = rename_in(after, rename.old, rename.new, self.suffix)
+        tests = [rel for rel in changed if self.code.is_test(rel)]
         if not tests:
             self.result.reject(item, "no test uses the name", f"no test file mentions {rename.old}")
             return None
@@ -181,7 +182,7 @@ class _Generator:
             shutil.copy2(after / rel, heldout / rel)
         copy_tree(self.base, before)
         copy_tree(heldout, before)
-        f2p, p2p = split_ids("pytest", self.run(before).report, ran_after.report)
+        f2p, p2p = split_ids(self.code.runner, self.run(before).report, ran_after.report)
         if not f2p:
             self.result.reject(item, "no test fails", "the renamed tests pass on the old code")
             return None
@@ -193,9 +194,10 @@ class _Generator:
                 "prompt": (
                     f"Please rename the {rename.kind} `{rename.old}` (defined in "
                     f"`{rename.module}`) to `{rename.new}`, with the same parameters and "
-                    "behaviour. Update every use in the project's Python files, the tests "
-                    f"included, and keep no alias or wrapper: `{rename.old}` must not appear in "
-                    f"any `.py` file afterwards. Run the tests with `{self.shown}`.\n"
+                    f"behaviour. Update every use in the project's {self.code.noun} files, the "
+                    "tests included, and keep no alias or wrapper: "
+                    f"`{rename.old}` must not appear in any `{self.suffix}` file "
+                    f"afterwards. Run the tests with `{self.shown}`.\n"
                 ),
                 "difficulty": "easy",
                 "category": "refactor",
@@ -207,7 +209,7 @@ class _Generator:
                         "kind": "absent",
                         "name": f"{rename.old} gone",
                         "pattern": rf"\b{re.escape(rename.old)}\b",
-                        "paths": ["**/*.py"],
+                        "paths": [self.code.sources],
                     }
                 ],
                 "notes": f"generated rename; held-out: {', '.join(tests)} with the new name.",
@@ -217,9 +219,9 @@ class _Generator:
 
     # -- callers ----------------------------------------------------------------------------
 
-    def callers(self, module: Module, name: str) -> Candidate | None:
-        item = f"{module.dotted}.{name}"
-        expected = callers(self.modules, module.dotted, name)
+    def callers(self, owner: str, name: str) -> Candidate | None:
+        item = f"{owner}.{name}"
+        expected = self.code.callers(owner, name)
         if not expected:
             self.result.reject(item, "no callers", f"nothing in the project calls {name}")
             return None
@@ -236,15 +238,14 @@ class _Generator:
             {
                 "title": f"List every direct caller of {name}",
                 "prompt": (
-                    f"We are about to change the signature of `{module.dotted}.{name}` and need "
+                    f"We are about to change the signature of `{owner}.{name}` and need "
                     "to know what will have to change. Find every function or method in this "
                     f"repository (the tests included) whose own body calls `{name}` directly, "
                     "however it is imported or referred to.\n\n"
                     "Write them to a new file `USAGES.txt` at the repository root, one per line "
-                    "and nothing else, each as its dotted path from the repository root "
-                    "(`package.module.function`, or `package.module.Class.method` for a method; "
-                    f"for example `{example}`). Leave out `{name}` itself, imports, and mentions "
-                    "in comments or docstrings. Do not change any code.\n"
+                    f"and nothing else, {self.code.caller_format.format(example=example)}. Leave "
+                    f"out `{name}` itself, imports, and mentions in comments or docstrings. Do "
+                    "not change any code.\n"
                 ),
                 "difficulty": "easy",
                 "category": "refactor",
@@ -264,8 +265,8 @@ class _Generator:
                         "compliance": True,
                     },
                 ],
-                "notes": "generated usages list; expected set computed from the AST at the base "
-                "commit (a call through a name bound to the function or its module).",
+                "notes": "generated usages list; expected set computed from the syntax tree at "
+                "the base commit (a call through a name bound to the function or its package).",
             },
         )
         return Candidate(data, self.base, git_patch(self.base, after), None, item)
@@ -282,9 +283,11 @@ def draw_candidates(
     count: int = 2,
     project: str | None = None,
     command: list[str] | None = None,
+    language: str | None = None,
 ) -> list[Candidate]:
     """The candidates ``generate`` would prove, built in ``scratch`` (their folders live
-    there); rejections so far go to ``result``. Same project, commit and seed: same list."""
+    there); rejections so far go to ``result``. Same project, commit and seed: same list.
+    ``language``: python | go (default: go when the folder has a ``go.mod``)."""
     wanted = list(dict.fromkeys(kinds))
     unknown = [k for k in wanted if k not in KINDS]
     if unknown:
@@ -295,36 +298,35 @@ def draw_candidates(
         raise ConfigError(f"{path}: no such project folder")
     base = scratch / "base"
     origin, commit = checkout(path, ref, base)
+    code: Project = (
+        GoProject(base, command)
+        if detect_language(base, language) == "go"
+        else PythonProject(base, command)
+    )
     gen = _Generator(
         base,
         scratch,
+        code,
         _slug(project or path.resolve().name),
         seed,
-        command or TEST_COMMAND,
         {"source": origin or str(path.resolve()), "commit": commit, "license": licence(path)},
         result,
     )
-    if not [m for m in gen.modules if not m.is_test]:
-        raise ConfigError(f"{path}: no Python module outside the tests to generate from")
+    if not code.has_code():
+        raise ConfigError(f"{path}: no {code.noun} code outside the tests to generate from")
     base_run = gen.run(base)
     if not base_run.passed:
         raise ConfigError(
             f"{path}: the tests do not pass at the base commit (`{gen.shown}`: "
             f"{base_run.tail()}); generate needs a green project"
         )
-    own = {f for m in gen.modules if not m.is_test for f in defined_functions(m)}
     pools: dict[str, tuple[list[Any], Callable[[Any], Candidate | None]]] = {
         "mutation": (
-            gen.shuffled(s for m in gen.modules if not m.is_test for s in mutations(m, own)),
+            gen.shuffled(code.mutations()),
             lambda site: gen.mutation(site, base_run),
         ),
-        "rename": (gen.shuffled(renames(gen.modules, gen.rng)), gen.rename),
-        "callers": (
-            gen.shuffled(
-                (m, f) for m in gen.modules if not m.is_test for f in defined_functions(m)
-            ),
-            lambda pair: gen.callers(*pair),
-        ),
+        "rename": (gen.shuffled(code.renames(gen.rng)), gen.rename),
+        "callers": (gen.shuffled(code.targets()), lambda pair: gen.callers(*pair)),
     }
     candidates: list[Candidate] = []
     for kind in KINDS:  # every pool is drawn, wanted or not: one kind never shifts another's
@@ -352,14 +354,18 @@ def generate_tasks(
     count: int = 2,
     project: str | None = None,
     command: list[str] | None = None,
+    language: str | None = None,
     repeat: int = 1,
     sandbox: str | None = None,
     concurrency: int = 2,
     progress: Callable[[str], None] | None = None,
+    result: ImportResult | None = None,
 ) -> ImportResult:
-    """Up to ``count`` proven tasks of each kind from the Python project at ``path``; each is
-    verified ``repeat`` times (reference and no-op) before it is written."""
-    result = ImportResult(out=out)
+    """Up to ``count`` proven tasks of each kind from the Python or Go project at ``path``;
+    each is verified ``repeat`` times (reference and no-op) before it is written. ``result``
+    (default: a new one) is filled as it goes, so a caller holding it knows what was written
+    when an interruption ends the call."""
+    result = ImportResult(out=out) if result is None else result
     with tempfile.TemporaryDirectory(prefix="lab-generate-") as tmp:
         candidates = draw_candidates(
             path,
@@ -371,6 +377,7 @@ def generate_tasks(
             count=count,
             project=project,
             command=command,
+            language=language,
         )
         return write_proven(
             candidates,

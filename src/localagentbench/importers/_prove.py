@@ -6,6 +6,11 @@ schema and material checks, the fixture proof (`prove_fixture`), and a run of th
 agent's `solve` and `noop` through `execute`, read by `verify_problems`. Only a candidate
 with no problem is moved into place, by one rename: a task folder appears whole or not at
 all, and a rejected one leaves nothing behind but its line in the result.
+
+Candidates are proven a batch at a time, drawn from an iterable as they are needed: tasks
+appear as their batch is proven, and an interruption (Ctrl-C, SIGTERM made an exception by
+the CLI) keeps every task already written, stops the proofs under way, removes the staging
+folder, and leaves ``ImportResult.pending`` naming what was being proven.
 """
 
 from __future__ import annotations
@@ -13,8 +18,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +26,7 @@ from typing import Any
 import yaml
 
 from localagentbench.errors import ConfigError
-from localagentbench.grading import default_sandbox, proof_problems, prove_fixture
+from localagentbench.grading import default_sandbox, proof_problems, prove_fixtures
 from localagentbench.importers._tests import copy_tree
 from localagentbench.runner import (
     RunOptions,
@@ -31,7 +35,7 @@ from localagentbench.runner import (
     execute,
     verify_problems,
 )
-from localagentbench.sandbox import select
+from localagentbench.sandbox import Sandbox, select
 from localagentbench.tasks import load_suite
 
 __all__ = ["Candidate", "ImportResult", "Rejected", "write_proven"]
@@ -75,6 +79,8 @@ class ImportResult:
     written: list[str] = field(default_factory=list)
     """Ids of the task folders now in ``out``."""
     rejected: list[Rejected] = field(default_factory=list)
+    pending: list[str] = field(default_factory=list)
+    """Ids being proven when the call was interrupted (empty once it returns)."""
 
     def counts(self) -> Counter[str]:
         """Rejections by reason."""
@@ -154,7 +160,7 @@ def _verified(
 
 
 def write_proven(
-    candidates: Sequence[Candidate],
+    candidates: Iterable[Candidate],
     out: Path,
     result: ImportResult,
     *,
@@ -162,10 +168,36 @@ def write_proven(
     sandbox: str | None = None,
     concurrency: int = 2,
     on_written: Callable[[str], None] | None = None,
+    batch: int = 12,
 ) -> ImportResult:
     """Prove each candidate as `check` and `verify` would and move the proven ones into
-    ``out``; the others go to ``result.rejected`` with the first problem as their detail."""
+    ``out``; the others go to ``result.rejected`` with the first problem as their detail.
+    ``candidates`` are drawn ``batch`` at a time (a generator builds them as they are due)."""
     out.mkdir(parents=True, exist_ok=True)
+    box = default_sandbox() if sandbox is None else select(sandbox)
+    seen: set[str] = set()
+    chunk: list[Candidate] = []
+    for candidate in candidates:
+        chunk.append(candidate)
+        if len(chunk) >= batch:
+            _prove_batch(chunk, out, result, seen, box, repeat, sandbox, concurrency, on_written)
+            chunk = []
+    if chunk:
+        _prove_batch(chunk, out, result, seen, box, repeat, sandbox, concurrency, on_written)
+    return result
+
+
+def _prove_batch(
+    candidates: Sequence[Candidate],
+    out: Path,
+    result: ImportResult,
+    seen: set[str],
+    box: Sandbox,
+    repeat: int,
+    sandbox: str | None,
+    concurrency: int,
+    on_written: Callable[[str], None] | None,
+) -> None:
     staging = Path(tempfile.mkdtemp(prefix=".lab-staging-", dir=out))
     try:
         staged: dict[str, Candidate] = {}
@@ -175,21 +207,21 @@ def write_proven(
                 result.reject(
                     item, "already written", f"{out / c.task_id} exists; remove it to redo"
                 )
-            elif c.task_id in staged:
+            elif c.task_id in seen:
                 result.reject(item, "duplicate id", f"another candidate is already {c.task_id}")
             else:
+                seen.add(c.task_id)
+                result.pending.append(c.task_id)
                 _stage(c, staging)
                 staged[c.task_id] = c
         if not staged:
-            return result
+            return
         loaded = load_suite(staging)
         failing: dict[str, list[str]] = {}
         for problem in loaded.problems:
             failing.setdefault(problem.task_id or "", []).append(f"check: {problem}")
         healthy = [t for t in loaded.tasks if t.id not in failing]
-        box = default_sandbox() if sandbox is None else select(sandbox)
-        with ThreadPoolExecutor(max_workers=concurrency) as pool:
-            proofs = list(pool.map(lambda t: prove_fixture(t, box), healthy))
+        proofs = prove_fixtures(healthy, box, concurrency)
         for task, proof in zip(healthy, proofs, strict=True):
             for problem in proof_problems(task, proof):
                 failing.setdefault(task.id, []).append(f"check: {problem}")
@@ -205,11 +237,12 @@ def write_proven(
             if problems:
                 stage = problems[0].split(":", 1)[0]
                 result.reject(item, f"fails {stage}", "; ".join(problems))
+                result.pending.remove(task_id)
                 continue
             (staging / task_id).rename(out / task_id)
             result.written.append(task_id)
+            result.pending.remove(task_id)
             if on_written is not None:
                 on_written(task_id)
-        return result
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from localagentbench.importers._pyrepo import Module
 
-__all__ = ["Rename", "new_name", "rename_in", "renames"]
+__all__ = ["Rename", "camel_name", "new_name", "rename_in", "renames"]
 
 _SYNONYMS: dict[str, str] = {
     "add": "append",
@@ -61,6 +61,18 @@ def new_name(old: str, rng: random.Random) -> str:
     return f"{old}_{rng.choice(_SUFFIXES)}"
 
 
+def camel_name(old: str, rng: random.Random) -> str:
+    """A new mixedCaps identifier for ``old`` (Go's style), its export kept: the first word
+    swapped (``parseLine`` -> ``readLine``), else a suffix drawn by ``rng``."""
+    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+", old)
+    first = words[0].lower() if words else ""
+    if first in _SYNONYMS and len(words) > 1 and "".join(words) == old:
+        swapped = _SYNONYMS[first]
+        head = swapped.capitalize() if old[0].isupper() else swapped
+        return head + "".join(words[1:])
+    return old + rng.choice(_SUFFIXES).capitalize()
+
+
 def renames(modules: list[Module], rng: random.Random) -> list[Rename]:
     """Public top-level functions and classes of non-test modules, each with a new name that
     occurs nowhere in the project, in file order."""
@@ -82,12 +94,12 @@ def renames(modules: list[Module], rng: random.Random) -> list[Rename]:
     return found
 
 
-def rename_in(root: Path, old: str, new: str) -> list[str]:
-    """Replace the identifier ``old`` with ``new`` in every ``.py`` file under ``root``;
-    the files changed, relative to it."""
+def rename_in(root: Path, old: str, new: str, suffix: str = ".py") -> list[str]:
+    """Replace the identifier ``old`` with ``new`` in every file under ``root`` whose name
+    ends with ``suffix``; the files changed, relative to it."""
     pattern = re.compile(rf"\b{re.escape(old)}\b")
     changed = []
-    for path in sorted(root.rglob("*.py")):
+    for path in sorted(root.rglob(f"*{suffix}")):
         text = path.read_text(encoding="utf-8")
         renamed = pattern.sub(new, text)
         if renamed != text:

@@ -293,8 +293,10 @@ def import_terminal_bench(
     sandbox: str | None = None,
     concurrency: int = 2,
     progress: Callable[[str], None] | None = None,
+    result: ImportResult | None = None,
 ) -> ImportResult:
-    """Import the task folders under ``root`` that fit the sandbox; list the others."""
+    """Import the task folders under ``root`` that fit the sandbox; list the others.
+    ``result`` (default: a new one) is filled as it goes (see `import_exercism`)."""
     folders = task_folders(root)
     if not folders:
         raise ConfigError(
@@ -305,7 +307,7 @@ def import_terminal_bench(
         if unknown:
             raise ConfigError(f"--task {', '.join(unknown)}: no such task folder under {root}")
         folders = [f for f in folders if f.name in names]
-    result = ImportResult(out=out)
+    result = ImportResult(out=out) if result is None else result
     source = source_info(root)
     candidates = []
     with tempfile.TemporaryDirectory(prefix="lab-tbench-") as tmp:

@@ -24,13 +24,12 @@ import os
 import shutil
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from localagentbench._env import cache_dir, clean_path, toolchain_dirs
-from localagentbench.grading import FixtureProof, prove_fixture
+from localagentbench.grading import prove_fixtures
 from localagentbench.records import UnrunnableTask, utc_now
 from localagentbench.runner._cachefile import CacheFile, merge_cache, read_cache
 from localagentbench.sandbox import Sandbox, isolation_level
@@ -125,19 +124,15 @@ def prove_toolchains(
     keys = {task.key: f"{task.key}:{tags[task.key]}" for task in tasks}
     todo = [task for task in tasks if keys[task.key] not in known]
 
-    def prove(task: Task) -> tuple[Task, FixtureProof | None]:
-        return task, prove_fixture(task, sandbox)
-
     fresh: dict[str, _Entry] = {}
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        for task, proof in pool.map(prove, todo):
-            outcome = "runnable" if proof is None or proof.outcome != "env-fault" else "env-fault"
-            fresh[keys[task.key]] = _Entry(
-                outcome=outcome,
-                reason=proof.reason if proof is not None else "",
-                hint=proof.hint if proof is not None else "",
-                proved_at=utc_now(),
-            )
+    for task, proof in zip(todo, prove_fixtures(todo, sandbox, workers), strict=True):
+        outcome = "runnable" if proof is None or proof.outcome != "env-fault" else "env-fault"
+        fresh[keys[task.key]] = _Entry(
+            outcome=outcome,
+            reason=proof.reason if proof is not None else "",
+            hint=proof.hint if proof is not None else "",
+            proved_at=utc_now(),
+        )
     # Only what ran is remembered: a fault is proven again next time (a missing program
     # fails at once; a timeout under load must not mark a task unrunnable for good).
     runnable = {key: entry for key, entry in fresh.items() if entry.outcome == "runnable"}

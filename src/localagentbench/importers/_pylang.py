@@ -1,0 +1,66 @@
+"""A Python project as `generate` reads it: `ast` for the sites, pytest for the tests."""
+
+from __future__ import annotations
+
+import ast
+import random
+from pathlib import Path
+
+from localagentbench.grading import Runner
+from localagentbench.importers._mutate import Mutation, mutations
+from localagentbench.importers._pyrepo import is_test_file, python_modules
+from localagentbench.importers._rename import Rename, renames
+from localagentbench.importers._tests import TestRun
+from localagentbench.importers._usages import callers, defined_functions
+
+__all__ = ["PythonProject"]
+
+COMMAND = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+
+
+class PythonProject:
+    """The `Project` of a Python tree: every ``.py`` file that parses."""
+
+    language = "python"
+    runner: Runner = "pytest"
+    noun = "Python"
+    sources = "**/*.py"
+    caller_format = (
+        "each as its dotted path from the repository root (`package.module.function`, or "
+        "`package.module.Class.method` for a method; for example `{example}`)"
+    )
+
+    def __init__(self, root: Path, command: list[str] | None = None) -> None:
+        self.modules = python_modules(root)
+        self.command = command or COMMAND
+        self.shown = " ".join(self.command)
+        self._code = [m for m in self.modules if not m.is_test]
+
+    def test_files(self) -> list[str]:
+        return [m.rel.as_posix() for m in self.modules if m.is_test]
+
+    def has_code(self) -> bool:
+        return bool(self._code)
+
+    def mutations(self) -> list[Mutation]:
+        own = {f for m in self._code for f in defined_functions(m)}
+        return [site for m in self._code for site in mutations(m, own)]
+
+    def renames(self, rng: random.Random) -> list[Rename]:
+        return renames(self.modules, rng)
+
+    def targets(self) -> list[tuple[str, str]]:
+        return [(m.dotted, f) for m in self._code for f in defined_functions(m)]
+
+    def callers(self, owner: str, name: str) -> list[str]:
+        return callers(self.modules, owner, name)
+
+    def is_test(self, rel: str) -> bool:
+        return is_test_file(Path(rel))
+
+    def defect(self, mutated: bytes, ran: TestRun) -> str | None:
+        try:
+            ast.parse(mutated)
+        except SyntaxError:
+            return "mutant does not parse"
+        return None
