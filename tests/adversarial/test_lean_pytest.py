@@ -54,10 +54,15 @@ def _run(make_task, tmp_path: Path, heldout_test: str) -> TrialRecord:
     return record
 
 
-def test_heldout_tests_that_need_a_plugin_are_not_skipped_into_a_pass(make_task, tmp_path):
+def test_heldout_tests_that_need_a_plugin_are_not_skipped_into_a_pass(
+    make_task, tmp_path, monkeypatch
+):
     """Threat: graded without the plugins its held-out tests need, a held-out test is skipped
     (or errors) instead of failing, and a solution wrong for that case passes. Grading keeps
     the plugins unless the pristine tree reported the same without them, test by test."""
+    # A private user cache: pristine results kept by an earlier run of this test would be
+    # reused (pristine-cached.log) and the proof's own log never written.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     record = _run(make_task, tmp_path, HELDOUT_NEEDS_A_PLUGIN)
     assert record.visible.passed is True  # add(2, 2) is right
     assert record.heldout is not None
