@@ -38,6 +38,19 @@ def test_pi_fixes_add_and_reports_its_trajectory(make_task, tmp_path: Path) -> N
     assert request["reasoning_effort"] == "low"
 
 
+@pytest.mark.slow
+def test_a_16k_window_does_not_compact_every_turn(make_task, tmp_path: Path) -> None:
+    """With Pi's own compaction defaults this trial would summarise after the first turn."""
+    require("pi")
+    make_task()
+    model, steps = script(tmp_path)
+    settings = {"context_window": 16384, "max_output_tokens": 2048}
+    trial = run_agent("pi", model, tmp_path / "suite", tmp_path / "run", settings)
+    assert_fixed(trial, steps)
+    assert len(trial.gateway) == steps, trial.explain()
+    assert not [n for n in trial.trajectory["notes"] if "compacted" in n]
+
+
 def test_settings_reach_models_json_and_the_command_line(make_task, tmp_path: Path) -> None:
     agent = make_agent("pi", {"thinking": "low", "max_output_tokens": 16384})
     assert isinstance(agent, PiAgent)
@@ -62,6 +75,21 @@ def test_settings_reach_models_json_and_the_command_line(make_task, tmp_path: Pa
     assert provider["models"] == [
         {"id": "lab-model", "reasoning": True, "contextWindow": 128000, "maxTokens": 16384}
     ]
+    settings = json.loads((ctx.home / ".pi" / "agent" / "settings.json").read_text())
+    assert settings == {"compaction": {"reserveTokens": 16384, "keepRecentTokens": 20000}}
+
+
+def test_compaction_fits_a_small_window() -> None:
+    """Pi's default reserve (16,384) would fill a 16k window: it would compact every turn."""
+    small = make_agent("pi", {"context_window": 16384, "max_output_tokens": 2048})
+    assert isinstance(small, PiAgent)
+    assert small.compaction() == {"reserveTokens": 2048, "keepRecentTokens": 8192}
+    uncapped = make_agent("pi", {"context_window": 8192})
+    assert isinstance(uncapped, PiAgent)
+    assert uncapped.compaction() == {"reserveTokens": 1024, "keepRecentTokens": 4096}
+    tiny_window_big_cap = make_agent("pi", {"context_window": 4096, "max_output_tokens": 8192})
+    assert isinstance(tiny_window_big_cap, PiAgent)
+    assert tiny_window_big_cap.compaction()["reserveTokens"] == 2048
 
 
 def test_thinking_defaults_to_reasoning_effort_and_off_means_no_reasoning() -> None:

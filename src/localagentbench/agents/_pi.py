@@ -38,6 +38,11 @@ TOOLS = ("read", "bash", "edit", "write")
 ENV = {"PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0"}
 """Update checks, package update checks and install telemetry off."""
 
+PI_RESERVE_TOKENS = 16_384
+PI_KEEP_RECENT_TOKENS = 20_000
+"""Pi's compaction defaults: it summarises the session once it holds more than the window
+less the reserve, keeping the most recent tokens as they are."""
+
 Thinking = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 
 
@@ -79,6 +84,22 @@ class PiAgent(CliAgent):
             model["maxTokens"] = self.settings.max_output_tokens
         return model
 
+    def compaction(self) -> dict[str, int]:
+        """Pi's compaction fitted to the window it is told.
+
+        Its defaults assume a large window: with a 16k one (a local model's) the reserve
+        alone fills it, so Pi summarises the session after every turn and the model loses
+        its work. The reserve becomes the output cap (at least an eighth of the window, at
+        most Pi's default) and at most half the window is kept verbatim; a large window gets
+        (nearly) Pi's defaults.
+        """
+        window = self.settings.context_window
+        reply = max(self.settings.max_output_tokens or 0, window // 8)
+        return {
+            "reserveTokens": min(PI_RESERVE_TOKENS, reply, window // 2),
+            "keepRecentTokens": min(PI_KEEP_RECENT_TOKENS, window // 2),
+        }
+
     def config(self, route: TrialRoute) -> dict[str, Any]:
         provider = {
             "baseUrl": route.openai_base_url,
@@ -93,6 +114,7 @@ class PiAgent(CliAgent):
 
     def invocation(self, ctx: AgentContext, route: TrialRoute, binary: Path) -> Invocation:
         write_json(self.agent_dir(ctx) / "models.json", self.config(route))
+        write_json(self.agent_dir(ctx) / "settings.json", {"compaction": self.compaction()})
         argv = [
             str(binary),
             "--print",
