@@ -167,6 +167,27 @@ def test_unservable_requests_are_recorded_as_errors(
     assert lines[1]["request"] == {"input": "x"}
 
 
+@pytest.mark.parametrize(
+    ("usage", "failures"),
+    [
+        ("usage: {prompt_tokens: 50, completion_tokens: 1}\n", 0),
+        ("", 1),
+    ],
+    ids=["model-ended-its-turn", "no-token-counted"],
+)
+def test_an_empty_completion_is_unanswered_only_without_output_tokens(
+    open_trial: OpenTrial, gateway: Gateway, tmp_path: Path, usage: str, failures: int
+) -> None:
+    """A backend that counts the reply's tokens says its model answered (with nothing):
+    the model's answer, scored. Without a count the gateway cannot tell a dead server."""
+    model = write_script(tmp_path, f"name: empty\n{usage}steps:\n  - text: ''\n")
+    route = open_trial(model=model)
+    assert chat(route.openai_base_url).choices[0].message.content in ("", None)
+    stats = gateway.close_trial("t1")
+    assert stats.requests == 1
+    assert stats.endpoint_failures == failures
+
+
 def test_default_trial_served_at_root(gateway: Gateway, tmp_path: Path) -> None:
     gateway.open_trial(
         "default", model="scripted/fix-greeting", workspace=tmp_path, log_path=tmp_path / "g.jsonl"

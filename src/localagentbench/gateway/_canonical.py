@@ -163,9 +163,17 @@ class Reply:
 
     @property
     def empty(self) -> bool:
-        """Nothing came back: no text, no reasoning, no tool call (a server that died
-        mid-answer, or one that answers before its model is loaded)."""
+        """Nothing came back: no text, no reasoning, no tool call."""
         return not (self.text or self.reasoning or self.tool_calls)
+
+    @property
+    def unanswered(self) -> bool:
+        """Empty, and the backend does not say its model produced a token: a server that
+        died mid-answer, or one that answers before its model is loaded. An empty reply
+        whose usage counts output tokens is the model's own answer (it ended its turn at
+        once, as a small local model may): the agent's business, scored like any other."""
+        produced = self.usage is not None and self.usage.output_tokens > 0
+        return self.empty and not produced
 
     def as_record(self) -> dict[str, Any]:
         """JSON-ready form for gateway.jsonl."""

@@ -102,7 +102,8 @@ class TrialStats(BaseModel):
     named, where `cap_hit` always meant max_requests)."""
     endpoint_failures: int = 0
     """Requests the endpoint did not answer: connection refused or reset, timeout, a 5xx
-    that is not a rate limit, or an empty completion (no text, no tool call)."""
+    that is not a rate limit, or an empty completion (no text, no tool call) whose backend
+    counted no output token (`Reply.unanswered`)."""
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:

@@ -245,7 +245,7 @@ class Trial:
                 if admission.fingerprint == self._last_fp:
                     # a retry of a request the backend failed is no loop of the model's
                     self._last_fp, self._repeats = None, 0
-            elif reply is not None and reply.empty:
+            elif reply is not None and reply.unanswered:
                 stats.endpoint_failures += 1
             if reply is not None and error is None:
                 stats.input_tokens += input_tokens
