@@ -8,13 +8,13 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from localagentbench._io import atomic_write_bytes, atomic_write_text
 from localagentbench._proc import Cancelled
 from localagentbench.agents import Agent, AgentContext, AgentOutcome
 from localagentbench.errors import LabError
-from localagentbench.gateway import Gateway, GatewayError, TrialRoute, TrialStats
+from localagentbench.gateway import GatewayError, TrialRoute, TrialStats
 from localagentbench.grading import CommandsResult, PristineBaseline, TestReport, Verdict
 from localagentbench.records import (
     CapStop,
@@ -39,6 +39,9 @@ from localagentbench.sandbox import (
 )
 from localagentbench.tasks import Task
 from localagentbench.workspace import Pristine, check_master, git_patch, prepare_workspace, unpack
+
+if TYPE_CHECKING:
+    from localagentbench.gateway import Gateway
 
 __all__ = ["TrialEnv", "TrialPlan", "run_trial", "trial_id"]
 
