@@ -8,9 +8,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from localagentbench import gateway as gw
 from localagentbench.agents import Agent, make_agent
 from localagentbench.errors import ConfigError, InfraError, RunDirError
-from localagentbench import gateway as gw
 from localagentbench.gateway import BackendUnavailable
 from localagentbench.gateway.llamacpp import SERVERS, resolve
 from localagentbench.records import RunDir, TaskProvenance

@@ -38,7 +38,14 @@ from localagentbench.sandbox import (
     tamper_report,
 )
 from localagentbench.tasks import Task
-from localagentbench.workspace import Pristine, check_master, git_patch, prepare_workspace, unpack
+from localagentbench.workspace import (
+    Pristine,
+    Reaper,
+    check_master,
+    git_patch,
+    prepare_workspace,
+    unpack,
+)
 
 if TYPE_CHECKING:
     from localagentbench.gateway import Gateway
@@ -90,6 +97,8 @@ class TrialEnv:
     """Harness paths no agent may see (task tree, run directory)."""
     baseline: PristineBaseline[TestReport | None] = field(default_factory=PristineBaseline)
     """Pristine-tree test results, one per task version for the whole run."""
+    reaper: Reaper | None = None
+    """Removes finished trials' folders in the background; None: each trial removes its own."""
 
     @property
     def grading(self) -> GradeShared:
@@ -239,7 +248,10 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         verdict = _not_graded(f"not graded: {error}")
     finally:
         if dirs is not None and not env.keep_workdir:
-            dirs.remove()
+            if env.reaper is not None:
+                env.reaper.remove(dirs.root)
+            else:
+                dirs.remove()
     record = TrialRecord(
         run_id=env.run_id,
         trial_id=plan.id,
