@@ -68,7 +68,8 @@ def test_startup_imports_nothing_heavy(args: tuple[str, ...]) -> None:
 
 
 def test_the_local_executor_imports_nothing_of_dask(tmp_path: Path) -> None:
-    """A whole local run (a mock trial, graded) loads neither dask nor distributed."""
+    """A whole local run (a mock trial, graded) loads neither dask nor distributed, nor
+    aiohttp: with no configuration talking to a model no gateway starts."""
     task = tmp_path / "suite" / "t"
     (task / "repo").mkdir(parents=True)
     (task / "repo" / "ok.txt").write_text("ok\n")
@@ -87,4 +88,5 @@ def test_the_local_executor_imports_nothing_of_dask(tmp_path: Path) -> None:
     )
     modules = imported_modules("-c", code)
     assert "localagentbench.runner._scheduler" in modules
-    assert sorted(m for m in modules if m.split(".", 1)[0] in ("dask", "distributed")) == []
+    top_level = {m.split(".", 1)[0] for m in modules}
+    assert sorted(top_level & {"dask", "distributed", "aiohttp"}) == []

@@ -30,6 +30,7 @@ from localagentbench.gateway._errors import (
     TrialNotFound,
     UnknownModel,
 )
+from localagentbench.gateway._route import DEFAULT_TRIAL, TrialRoute
 from localagentbench.gateway._script import Script, Step, load_script, shipped_scripts
 from localagentbench.gateway._stats import RateLimitEvent, TrialSignal, TrialStats
 
@@ -43,7 +44,7 @@ if TYPE_CHECKING:  # the same names __getattr__ loads on first use
     )
     from localagentbench.gateway._probe import ProbeResult, probe, prove
     from localagentbench.gateway._serve import serve
-    from localagentbench.gateway._server import DEFAULT_TRIAL, Gateway, TrialRoute
+    from localagentbench.gateway._server import Gateway
 
 # These modules import aiohttp (about 0.7 s); a record model or a CLI that only needs
 # TrialStats or an error type should not pay for it, so they load on first attribute use.
@@ -57,9 +58,7 @@ _LAZY = {
     "probe": "_probe",
     "prove": "_probe",
     "serve": "_serve",
-    "DEFAULT_TRIAL": "_server",
     "Gateway": "_server",
-    "TrialRoute": "_server",
 }
 
 

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass
 from pathlib import Path
 
 import aiohttp
@@ -21,6 +19,7 @@ from localagentbench.gateway._errors import (
     TrialNotFound,
 )
 from localagentbench.gateway._repair import RepairingBackend
+from localagentbench.gateway._route import DEFAULT_TRIAL, TRIAL_ID, TrialRoute
 from localagentbench.gateway._routes import Fronts, resolve
 from localagentbench.gateway._stats import TrialSignal, TrialStats
 from localagentbench.gateway._trial import Trial
@@ -37,48 +36,6 @@ def new_loop() -> asyncio.AbstractEventLoop:
         else:
             return uvloop.new_event_loop()
     return asyncio.new_event_loop()
-
-
-TRIAL_ID = re.compile(r"[A-Za-z0-9._~-]+")
-"""Characters a trial id may use (it appears unescaped in URLs)."""
-
-DEFAULT_TRIAL = "default"
-"""Trial served at the root path (no `/t/<id>` prefix), used by `serve()`."""
-
-
-@dataclass(frozen=True, slots=True)
-class TrialRoute:
-    """The base URLs one trial's agent uses, one per protocol."""
-
-    trial_id: str
-    base_url: str
-    """`http://127.0.0.1:PORT/t/<trial_id>`: root of every protocol below."""
-    openai_base_url: str
-    """OpenAI chat completions base (`.../v1`): LAB_BASE_URL, OPENAI_BASE_URL."""
-    responses_base_url: str
-    """OpenAI Responses API base (`.../v1`), e.g. for Codex."""
-    anthropic_base_url: str
-    """Anthropic Messages base (the SDK appends `/v1/messages`): ANTHROPIC_BASE_URL."""
-    ollama_host: str
-    """Ollama host (the client appends `/api/chat`): OLLAMA_HOST."""
-    gemini_base_url: str
-    """Gemini base (the client appends `/v1beta/models/...`): GOOGLE_GEMINI_BASE_URL."""
-
-    def env(self) -> dict[str, str]:
-        """The base-URL variables agents and their SDKs read, pointed at this trial.
-
-        URLs only: keys (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY) are the
-        agent adapter's business; the gateway ignores them for scripted models.
-        """
-        return {
-            "LAB_BASE_URL": self.openai_base_url,
-            "OPENAI_BASE_URL": self.openai_base_url,
-            "OPENAI_API_BASE": self.openai_base_url,
-            "ANTHROPIC_BASE_URL": self.anthropic_base_url,
-            "OLLAMA_HOST": self.ollama_host,
-            "OLLAMA_API_BASE": self.ollama_host,
-            "GOOGLE_GEMINI_BASE_URL": self.gemini_base_url,
-        }
 
 
 class Gateway:

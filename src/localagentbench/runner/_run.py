@@ -44,7 +44,7 @@ from localagentbench.runner._toolchain import describe_unrunnable, prove_toolcha
 from localagentbench.runner._trial import TrialEnv, TrialPlan, run_trial
 from localagentbench.sandbox import Sandbox, isolation_level, select
 from localagentbench.tasks import Task, load_tasks
-from localagentbench.workspace import Pristine, PristineStore, make_scratch_root
+from localagentbench.workspace import Pristine, PristineStore, Reaper, make_scratch_root
 
 __all__ = ["RunOptions", "RunResult", "execute", "restart_options", "resume_options"]
 
@@ -390,7 +390,7 @@ def _trials(
         return
     with (
         gateway_for(options.configurations, agents, gate, run_dir.path) as gateway,
-        _scratch_root(options, tasks) as scratch,
+        _scratch_root(options, tasks) as (scratch, reaper),
     ):
         env = TrialEnv(
             run_id=run_id,
@@ -412,6 +412,7 @@ def _trials(
                 *(t.file.parent for t in tasks),
             ),
             baseline=PristineBaseline(BaselineCache(tasks, sandbox, tags=tags)),
+            reaper=reaper,
         )
         yield (
             executor or LocalExecutor(options.concurrency, options.lanes),
@@ -438,12 +439,15 @@ def _plans(options: RunOptions, tasks: list[Task]) -> list[TrialPlan]:
 
 
 @contextlib.contextmanager
-def _scratch_root(options: RunOptions, tasks: list[Task]) -> Iterator[Path]:
-    """The run's randomly named workspace root, removed at the end unless kept."""
+def _scratch_root(options: RunOptions, tasks: list[Task]) -> Iterator[tuple[Path, Reaper]]:
+    """The run's randomly named workspace root, and the reaper that removes its finished
+    trials' folders; all of it removed at the end unless kept."""
     scratch = make_scratch_root(options.workdir_root, [t.file.parent for t in tasks])
+    reaper = Reaper()
     try:
-        yield scratch
+        yield scratch, reaper
     finally:
+        reaper.close()
         if not options.keep_workdir:
             shutil.rmtree(scratch, ignore_errors=True)
 

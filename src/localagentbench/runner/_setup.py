@@ -6,16 +6,21 @@ import contextlib
 import fcntl
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from localagentbench import gateway as gw
 from localagentbench.agents import Agent, make_agent
 from localagentbench.errors import ConfigError, InfraError, RunDirError
-from localagentbench.gateway import BackendUnavailable, Gateway, prove
+from localagentbench.gateway import BackendUnavailable
 from localagentbench.gateway.llamacpp import SERVERS, resolve
 from localagentbench.records import RunDir, TaskProvenance
 from localagentbench.runner._config import Configuration
 from localagentbench.runner._lanes import LaneGate
 from localagentbench.tasks import Task
 from localagentbench.workspace import Pristine
+
+if TYPE_CHECKING:
+    from localagentbench.gateway import Gateway
 
 __all__ = ["build_agents", "gateway_for", "hook", "locked", "provenance", "reprove"]
 
@@ -95,7 +100,7 @@ def _proven_gateway(
 ) -> Iterator[Gateway]:
     for model in models:
         try:
-            prove(model)
+            gw.prove(model)
         except BackendUnavailable as e:
             if not e.rate_limited:
                 raise InfraError(f"model {model}: {e}; no trial was run") from e
@@ -103,7 +108,7 @@ def _proven_gateway(
             reply = {"endpoint": e.endpoint, "message": e.detail, "retry_after_s": e.retry_after_s}
             for lane in sorted({c.lane for c in configs if c.model == model}):
                 gate.quota(lane, e.retry_after_s, reply)
-    gateway = Gateway()
+    gateway = gw.Gateway()  # aiohttp loads here, when a run talks to a model
     gateway.start()
     try:
         yield gateway
@@ -117,7 +122,7 @@ def reprove(model: str) -> None:
     alive but not answering is stopped, so the next attempt starts it afresh (one that died
     is restarted by the proof itself)."""
     try:
-        prove(model)
+        gw.prove(model)
     except BackendUnavailable as e:
         if e.rate_limited:
             return  # it answers; the quota pause is the lane gate's business

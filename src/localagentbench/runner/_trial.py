@@ -8,13 +8,13 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from localagentbench._io import atomic_write_bytes, atomic_write_text
 from localagentbench._proc import Cancelled
 from localagentbench.agents import Agent, AgentContext, AgentOutcome
 from localagentbench.errors import LabError
-from localagentbench.gateway import Gateway, GatewayError, TrialRoute, TrialStats
+from localagentbench.gateway import GatewayError, TrialRoute, TrialStats
 from localagentbench.grading import CommandsResult, PristineBaseline, TestReport, Verdict
 from localagentbench.records import (
     CapStop,
@@ -38,7 +38,17 @@ from localagentbench.sandbox import (
     tamper_report,
 )
 from localagentbench.tasks import Task
-from localagentbench.workspace import Pristine, check_master, git_patch, prepare_workspace, unpack
+from localagentbench.workspace import (
+    Pristine,
+    Reaper,
+    check_master,
+    git_patch,
+    prepare_workspace,
+    unpack,
+)
+
+if TYPE_CHECKING:
+    from localagentbench.gateway import Gateway
 
 __all__ = ["TrialEnv", "TrialPlan", "run_trial", "trial_id"]
 
@@ -87,6 +97,8 @@ class TrialEnv:
     """Harness paths no agent may see (task tree, run directory)."""
     baseline: PristineBaseline[TestReport | None] = field(default_factory=PristineBaseline)
     """Pristine-tree test results, one per task version for the whole run."""
+    reaper: Reaper | None = None
+    """Removes finished trials' folders in the background; None: each trial removes its own."""
 
     @property
     def grading(self) -> GradeShared:
@@ -236,7 +248,10 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         verdict = _not_graded(f"not graded: {error}")
     finally:
         if dirs is not None and not env.keep_workdir:
-            dirs.remove()
+            if env.reaper is not None:
+                env.reaper.remove(dirs.root)
+            else:
+                dirs.remove()
     record = TrialRecord(
         run_id=env.run_id,
         trial_id=plan.id,

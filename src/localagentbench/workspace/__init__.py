@@ -10,6 +10,7 @@ from localagentbench.workspace._pristine import (
 )
 from localagentbench.workspace._trial import (
     GuardEvent,
+    Reaper,
     TrialDirs,
     check_master,
     make_scratch_root,
@@ -23,6 +24,7 @@ __all__ = [
     "GuardEvent",
     "Pristine",
     "PristineStore",
+    "Reaper",
     "TrialDirs",
     "check_master",
     "git",

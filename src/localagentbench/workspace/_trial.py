@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import queue
 import secrets
 import shutil
 import stat
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from localagentbench.workspace._pristine import Pristine, tree_digest, unpack, v
 __all__ = [
     "OWNER_MARKER",
     "GuardEvent",
+    "Reaper",
     "TrialDirs",
     "check_master",
     "make_scratch_root",
@@ -51,6 +54,42 @@ class TrialDirs:
 
     def remove(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+class Reaper:
+    """Removes finished trials' folders on one background thread.
+
+    A trial's folder holds a workspace, a git copy and a grading copy: about a thousand
+    directories for a small fixture, and removing them took 0.1 s per trial on this
+    machine's ext4 (`bench/overhead.py --profile`), time the next trial need not wait for.
+    `remove` queues a folder; `close` waits until every queued folder is gone. A folder
+    still queued when the process dies is inside the run's scratch root, which the run
+    removes, and a later run sweeps (`sweep_stale_roots`).
+    """
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[Path | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def remove(self, path: Path) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._work, name="lab-reaper", daemon=True)
+                self._thread.start()
+        self._queue.put(path)
+
+    def _work(self) -> None:
+        while (path := self._queue.get()) is not None:
+            shutil.rmtree(path, ignore_errors=True)
+
+    def close(self) -> None:
+        """Wait for every queued removal (idempotent)."""
+        with self._lock:
+            thread, self._thread = self._thread, None
+        if thread is not None:
+            self._queue.put(None)
+            thread.join()
 
 
 @dataclass(frozen=True)
