@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -56,6 +57,28 @@ def test_aider_fixes_add_and_leaves_no_file_of_its_own_in_the_repo(
 
 
 @pytest.mark.slow
+def test_aider_with_tracked_files_sees_the_code_in_its_first_request(
+    make_task, tmp_path: Path
+) -> None:
+    """With `chat_files: tracked` the first request already holds calc.py's text, so one
+    reply (the whole new file) fixes it: no turn spent naming the file."""
+    require("aider")
+    make_task()
+    steps = [{"text": f"calc.py\n```\n{FIXED}```\n\n{DONE}"}]
+    path = tmp_path / "aider-files.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {"name": "f", "steps": steps, "usage": {"prompt_tokens": 100, "completion_tokens": 20}}
+        )
+    )
+    settings = {"chat_files": "tracked"}
+    trial = run_agent("aider", f"scripted/{path}", tmp_path / "suite", tmp_path / "run", settings)
+    assert_fixed(trial, 1)
+    first = json.dumps(trial.gateway[0]["request"]["messages"])
+    assert "return a - b" in first, first[:2000]  # the buggy calc.py, as shown to the model
+
+
+@pytest.mark.slow
 def test_aider_wrong_edit_claimed_done_is_false_success(make_task, tmp_path: Path) -> None:
     require("aider")
     make_task()
@@ -106,3 +129,38 @@ def test_unknown_setting_is_refused_with_the_valid_ones() -> None:
 
     with pytest.raises(ConfigError, match="settings.edit_fromat.*edit_format"):
         make_agent("aider", {"edit_fromat": "diff"})
+
+
+def test_chat_files_tracked_puts_every_tracked_file_in_the_chat(make_task, tmp_path: Path) -> None:
+    """By default aider starts with only the prompt (no repo map): `tracked` adds the files
+    git tracks, after `--`, so the model sees the code as `aider $(git ls-files)` shows it."""
+    import subprocess
+
+    from localagentbench.agents._aider import AiderAgent
+    from localagentbench.gateway import Gateway
+
+    from ._e2e import trial_context
+
+    blind = make_agent("aider", {})
+    tracked = make_agent("aider", {"chat_files": "tracked"})
+    assert isinstance(blind, AiderAgent)
+    assert isinstance(tracked, AiderAgent)
+    with Gateway() as gateway:
+        ctx = trial_context(make_task(), tmp_path, gateway)
+        assert ctx.route is not None
+        (ctx.workspace / "pkg").mkdir()
+        (ctx.workspace / "pkg" / "calc.py").write_text("x = 1\n")
+        (ctx.workspace / "README.md").write_text("calc\n")
+        (ctx.workspace / "untracked.txt").write_text("not in git\n")
+        git = ["git", "-C", str(ctx.workspace), "-c", "user.name=t", "-c", "user.email=t@t"]
+        subprocess.run([*git, "init", "-q"], check=True)
+        subprocess.run([*git, "add", "pkg", "README.md"], check=True)
+        binary = Path("/opt/aider/bin/aider")
+        plain = blind.invocation(ctx, ctx.route, binary).argv
+        listed = tracked.invocation(ctx, ctx.route, binary).argv
+    assert "--" not in plain
+    assert plain[-2:] == ["--message", ctx.prompt]
+    assert listed[: len(plain)] == plain
+    assert listed[len(plain) :] == ["--", "README.md", "pkg/calc.py"]
+    with pytest.raises(Exception, match="chat_files"):
+        make_agent("aider", {"chat_files": "all"})

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 
-from localagentbench._proc import ProcessResult
+from localagentbench._proc import ProcessResult, run_process
 from localagentbench.agents._cli import (
     CliAgent,
     CliInfo,
@@ -26,6 +27,7 @@ from localagentbench.agents._cli import (
 )
 from localagentbench.agents._protocol import AgentContext
 from localagentbench.agents._trajectory import AgentTokens, Step, ToolCall, Trajectory, cap
+from localagentbench.errors import InfraError
 from localagentbench.gateway import TrialRoute
 
 __all__ = ["AiderAgent", "AiderSettings", "make_aider", "parse_run"]
@@ -74,6 +76,22 @@ class AiderSettings(CliSettings):
     """Repo-map budget; above 0 aider writes a tag cache folder into the repo."""
     context_window: int = Field(default=128000, gt=0)
     """Input token window told to aider (its model metadata)."""
+    chat_files: Literal["none", "tracked"] = "none"
+    """Files put in the chat at the start. ``none``: only the prompt, so with
+    ``map_tokens: 0`` the model sees no code until it names a file aider then adds (a
+    small model rarely does); ``tracked``: every file git tracks in the workspace, as a
+    user of a small repository would start aider (``aider $(git ls-files)``)."""
+
+
+def tracked_files(workspace: Path) -> list[str]:
+    """The files git tracks in ``workspace``, relative to it, sorted."""
+    listed = run_process(["git", "-C", str(workspace), "ls-files", "-z"], timeout_s=60)
+    if not listed.ok:
+        raise InfraError(
+            f"aider chat_files: tracked needs a git workspace; git ls-files failed in "
+            f"{workspace}: {listed.start_error or listed.stderr.strip()}"
+        )
+    return sorted(name for name in listed.stdout.split("\0") if name)
 
 
 class AiderAgent(CliAgent):
@@ -129,6 +147,8 @@ class AiderAgent(CliAgent):
         if self.settings.reasoning_effort:
             argv += ["--reasoning-effort", self.settings.reasoning_effort]
         argv += ["--message", ctx.prompt]
+        if self.settings.chat_files == "tracked":
+            argv += ["--", *tracked_files(ctx.workspace)]
         return Invocation(argv=argv, env=ENV)
 
     def parse(self, ctx: AgentContext, result: ProcessResult) -> Trajectory:
