@@ -6,7 +6,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-RUNS = [ROOT / "leaderboard" / "cpu-qwen05", ROOT / "leaderboard" / "cpu-qwen05-repair"]
+RUNS = [
+    ROOT / "leaderboard" / name
+    for name in (
+        "cpu-qwen05",
+        "cpu-qwen05-repair",
+        "cpu-q05-aider-whole",
+        "cpu-q05-pi-repair",
+        "cpu-q15-pi-repair",
+    )
+]
 START, END = "<!-- latest-results:start -->", "<!-- latest-results:end -->"
 
 
@@ -19,6 +28,6 @@ def test_readme_latest_results_are_regenerated_by_tables(
     code, out, err = cli("tables", *map(str, RUNS))
     assert code == 0, err
     assert block.strip() == out.strip(), (
-        "README.md's latest results differ from `localagentbench tables leaderboard/cpu-qwen05 "
-        "leaderboard/cpu-qwen05-repair`; paste that command's output between the markers"
+        "README.md's latest results differ from `localagentbench tables` over "
+        f"{', '.join(str(r.relative_to(ROOT)) for r in RUNS)}; paste its output between the markers"
     )
