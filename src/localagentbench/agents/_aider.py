@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from localagentbench._proc import ProcessResult, run_process
+from localagentbench._proc import ProcessResult
 from localagentbench.agents._cli import (
     CliAgent,
     CliInfo,
@@ -27,8 +27,8 @@ from localagentbench.agents._cli import (
 )
 from localagentbench.agents._protocol import AgentContext
 from localagentbench.agents._trajectory import AgentTokens, Step, ToolCall, Trajectory, cap
-from localagentbench.errors import InfraError
 from localagentbench.gateway import TrialRoute
+from localagentbench.workspace import git
 
 __all__ = ["AiderAgent", "AiderSettings", "make_aider", "parse_run"]
 
@@ -85,12 +85,7 @@ class AiderSettings(CliSettings):
 
 def tracked_files(workspace: Path) -> list[str]:
     """The files git tracks in ``workspace``, relative to it, sorted."""
-    listed = run_process(["git", "-C", str(workspace), "ls-files", "-z"], timeout_s=60)
-    if not listed.ok:
-        raise InfraError(
-            f"aider chat_files: tracked needs a git workspace; git ls-files failed in "
-            f"{workspace}: {listed.start_error or listed.stderr.strip()}"
-        )
+    listed = git(["ls-files", "-z"], cwd=workspace, timeout_s=60)
     return sorted(name for name in listed.stdout.split("\0") if name)
 
 
