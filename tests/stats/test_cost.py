@@ -35,6 +35,27 @@ def test_per_success_is_a_ratio_of_sums_and_reproducible_with_a_seed() -> None:
     assert other.value == first.value
 
 
+def test_the_bootstrap_is_the_cluster_percentile_bootstrap_of_seeded_task_draws() -> None:
+    """The resample weights reproduce, resample by resample, the task draws they stand for."""
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(3)
+    tasks = [f"t{i}" for i in range(12) for _ in range(3)]
+    values = rng.uniform(0, 10, size=len(tasks)).tolist()
+    solved = (rng.uniform(size=len(tasks)) < 0.4).tolist()
+    got = per_success(values, solved, tasks, seed=11, n_resamples=500)
+
+    spent = np.bincount([int(t[1:]) for t in tasks], weights=values)
+    wins = np.bincount([int(t[1:]) for t in tasks], weights=np.asarray(solved, dtype=float))
+    draws = np.random.default_rng(11).integers(0, 12, size=(500, 12))
+    totals, counts = spent[draws].sum(axis=1), wins[draws].sum(axis=1)
+    ratios = np.where(counts > 0, totals / np.where(counts > 0, counts, 1), np.inf)
+    low, high = np.quantile(ratios, [0.025, 0.975], method="inverted_cdf")
+    assert (got.low, got.high) == (pytest.approx(low), pytest.approx(high))
+    # the same task count and seed for another amount: the same draws, drawn once
+    again = per_success([2 * v for v in values], solved, tasks, seed=11, n_resamples=500)
+    assert (again.low, again.high) == (pytest.approx(2 * low), pytest.approx(2 * high))
+
+
 def test_nothing_solved_is_infinite_or_undefined() -> None:
     spent = per_success([0.5, 0.25], [False, False], ["a", "b"])
     assert math.isinf(spent.value)

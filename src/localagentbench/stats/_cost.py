@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Hashable, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ._validate import RealSequence, as_array
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 __all__ = ["PerSuccess", "non_dominated", "per_success", "token_cost"]
 
@@ -67,6 +72,26 @@ def _ratio(total: float, successes: float) -> float:
     return math.inf if total > 0 else math.nan
 
 
+@functools.lru_cache(maxsize=32)
+def _resample_weights(clusters: int, n_resamples: int, seed: int) -> NDArray[np.float64]:
+    """How often each cluster is drawn in each resample: row ``b`` counts cluster ``j`` as
+    many times as resample ``b`` of ``rng.integers(0, clusters, (n_resamples, clusters))``
+    drew it, so ``weights @ per_cluster`` is every resample's sum in one product.
+
+    The draws depend only on the cluster count, the resample count and the seed, so a table
+    of many configurations over the same tasks draws them once, not once per amount and
+    configuration. Read-only: the cached array is shared.
+    """
+    import numpy as np
+
+    draws = np.random.default_rng(seed).integers(0, clusters, size=(n_resamples, clusters))
+    rows = np.repeat(np.arange(n_resamples), clusters)
+    weights = np.zeros((n_resamples, clusters))
+    np.add.at(weights, (rows, draws.ravel()), 1.0)
+    weights.flags.writeable = False
+    return weights
+
+
 def per_success(
     values: RealSequence,
     successes: Sequence[bool],
@@ -114,9 +139,8 @@ def per_success(
     value = _ratio(float(task_spent.sum()), float(task_solved.sum()))
     if not task_solved.any():
         return PerSuccess(value, value, value, n_resamples, seed)
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, len(index), size=(n_resamples, len(index)))
-    spent_b, solved_b = task_spent[draws].sum(axis=1), task_solved[draws].sum(axis=1)
+    weights = _resample_weights(len(index), n_resamples, seed)
+    spent_b, solved_b = weights @ task_spent, weights @ task_solved
     with np.errstate(divide="ignore", invalid="ignore"):
         ratios = np.where(solved_b > 0, spent_b / np.where(solved_b > 0, solved_b, 1), np.inf)
     tail = (1 - confidence) / 2
