@@ -74,7 +74,7 @@ def test_matrix_errors_name_file_and_field(tmp_path: Path):
         ),
         (
             "configurations:\n  a: {agent: mock\n  b: [\n",
-            "malformed YAML: line 3: expected ',' or '}', but got ':'; fix the syntax",
+            "malformed YAML: line 3: did not find expected ',' or '}'; fix the syntax",
         ),
         (
             "configurations:\n  a: {agent: mock, settings: {behaviour: solve}}\n",

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from localagentbench._io import load_yaml
 from localagentbench.errors import ConfigError
 
 __all__ = ["PRICES_FILE", "Price", "PriceTable", "find_prices", "load_prices"]
@@ -76,7 +77,7 @@ def load_prices(path: Path) -> PriceTable:
     import yaml
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise ConfigError(f"{path}: cannot read the price table: {e.strerror}") from e
     except yaml.YAMLError as e:

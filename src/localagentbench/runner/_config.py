@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from localagentbench._io import load_yaml
 from localagentbench.agents import make_agent, script_index
 from localagentbench.errors import ConfigError
 
@@ -131,7 +132,7 @@ class Matrix(BaseModel):
 def load_matrix(path: Path) -> Matrix:
     """A matrix file, its command paths resolved against its folder; errors name file and field."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""

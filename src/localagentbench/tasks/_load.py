@@ -18,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from localagentbench._docs import doc_path
+from localagentbench._io import load_yaml
 from localagentbench.errors import TaskError
 from localagentbench.tasks._bundled import bundled_suite
 from localagentbench.tasks._model import (
@@ -182,7 +183,7 @@ def _yaml_problem(file: Path, e: yaml.YAMLError) -> Problem:
 def _parse(file: Path) -> tuple[str, Task | list[Problem]]:
     """The file's (possibly guessed) id, and its task or its problems."""
     try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+        data = load_yaml(file.read_text(encoding="utf-8"))
     except yaml.YAMLError as e:
         return _guess_id(file, None), [_yaml_problem(file, e)]
     except (OSError, UnicodeDecodeError) as e:
