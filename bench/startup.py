@@ -38,7 +38,10 @@ def seconds(args: list[str], cache: Path, empty: bool) -> float:
     (emptied first when ``empty``); a failing command stops the bench."""
     if empty:
         shutil.rmtree(cache, ignore_errors=True)
+    # Timed as a user's install runs: with its bytecode cached (a shell that sets
+    # PYTHONDONTWRITEBYTECODE would make every start compile the package from source).
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     start = time.perf_counter()
     subprocess.run([sys.executable, *args], check=True, capture_output=True, env=env)
     return time.perf_counter() - start
@@ -50,6 +53,8 @@ def main() -> None:
     parser.add_argument("--goal", type=float, default=0.3, help="target seconds per case")
     opts = parser.parse_args()
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        print("PYTHONDONTWRITEBYTECODE is set here; unset for the timed processes")
     print(f"load average {load}; {opts.repeats} runs per case; goal {opts.goal:.2f} s")
     print(f"{'case':<28} {'median s':>9} {'goal s':>7} {'ratio':>6}")
     with tempfile.TemporaryDirectory(prefix="lab-bench-startup-") as tmp:
