@@ -21,6 +21,7 @@ from __future__ import annotations
 import shutil
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from localagentbench._io import atomic_write_text
@@ -30,6 +31,7 @@ from localagentbench.grading._checks import CheckContext, run_check
 from localagentbench.grading._claims import claims_done
 from localagentbench.grading._commands import run_commands, run_commands_reported
 from localagentbench.grading._damage import damage as find_damage
+from localagentbench.grading._gocache import GoBuildSeeds
 from localagentbench.grading._inject import inject, restore_test_infra, test_infra_paths
 from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._lean import lean_proven
@@ -41,7 +43,13 @@ from localagentbench.grading._transfer import private_copy
 from localagentbench.sandbox import Sandbox, select
 from localagentbench.tasks import Task
 
-__all__ = ["grade", "run_commands"]
+__all__ = ["PARALLEL_SAFE", "grade", "run_commands"]
+
+PARALLEL_SAFE = frozenset({"bwrap", "landlock"})
+"""Jail levels under which two grading commands cannot meet on the network: each has its
+own (bwrap's namespace) or none at all (landlock ABI 4 refuses every TCP bind and connect).
+Under them the visible and held-out runs go side by side; under ``landlock-fs`` or ``none``
+a test that binds a fixed port could fail for the other's sake, so they go one by one."""
 
 
 _LEAN_NOTE = (
@@ -58,12 +66,60 @@ def _fresh(path: Path) -> Path:
     return path
 
 
+def _seed_note(seed: Path) -> str:
+    return (
+        f"# every grading HOME's Go build cache started as a copy of {seed}, warmed by the\n"
+        "# task's commands on the pristine tree once for the run; a copy per HOME, so nothing\n"
+        "# the agent's code writes into its cache reaches another HOME or trial\n"
+    )
+
+
 def _pristine_copy(task: Task, pristine: Path, where: Path) -> Path:
     """A private copy of the pristine tree with the held-out files injected."""
     private_copy(pristine, _fresh(where))
     if task.heldout is not None:
         inject(task.resolve(task.heldout.path), where)
     return where
+
+
+def _heldout_run(
+    task: Task,
+    *,
+    tree: Path,
+    pristine: Path | None,
+    jail: GradingJail,
+    log_dir: Path,
+    report_dir: Path,
+    cancel: threading.Event | None,
+) -> tuple[CommandsResult | None, TestReport | None, list[str]]:
+    """The held-out tests in the private copy ``tree``: the task's test set-up restored from
+    the pristine tree, the held-out files injected and, with the set-up, read-only. Returns
+    the result and report (None without held-out tests) and the protected paths."""
+    if task.heldout is None:
+        return None, None, []
+    material = task.resolve(task.heldout.path)
+    if pristine is not None:
+        restored = restore_test_infra(pristine, tree)
+        atomic_write_text(log_dir / "heldout-restored.txt", "\n".join(restored) + "\n")
+    injected = inject(material, tree)
+    atomic_write_text(log_dir / "heldout-injected.txt", "\n".join(injected) + "\n")
+    protected = sorted({*injected, *test_infra_paths(tree)})
+    heldout, report = run_commands_reported(
+        task.heldout.command,
+        timeout_s=task.heldout.timeout_s,
+        cwd=tree,
+        jail=jail,
+        log_dir=log_dir,
+        label="heldout",
+        cancel=cancel,
+        report_dir=report_dir,
+        protect=[tree / rel for rel in protected],
+    )
+    if pristine is not None:
+        # The held-out run executed the agent's code in `tree`: undo any test set-up
+        # it added there (what was protected could not change).
+        restore_test_infra(pristine, tree)
+    return heldout, report, protected
 
 
 def grade(
@@ -79,6 +135,7 @@ def grade(
     sandbox: Sandbox | None = None,
     hide: Sequence[Path] = (),
     baseline: PristineBaseline[TestReport | None] | None = None,
+    go_seeds: GoBuildSeeds | None = None,
 ) -> Verdict:
     """Decide about ``workspace`` after the agent has stopped. ``scratch`` is private to grading.
 
@@ -88,12 +145,18 @@ def grade(
     the parse-damage scan. Without it those report an error rather than a pass.
     ``sandbox`` is the backend every grading command runs in (default: the best
     that works here, as `select` picks); ``hide`` names harness paths it must mask.
+    ``go_seeds`` gives a Go task's grading HOMEs a copy of a build cache warmed on the
+    pristine tree (see `grading._gocache`).
     """
     jail = GradingJail(sandbox or select(None), scratch / "home", tuple(hide))
-    # The held-out run gets a HOME the visible oracle (the agent's own test set-up) never had.
-    hidden_jail = jail.with_home(scratch / "home-hidden")
     scratch.mkdir(parents=True, exist_ok=True)
     log_dir.mkdir(parents=True, exist_ok=True)
+    seed = go_seeds.seed(task, pristine, jail, cancel) if go_seeds and pristine else None
+    if seed is not None:
+        jail = jail.seeded(seed)
+        atomic_write_text(log_dir / "go-build-seed.txt", _seed_note(seed))
+    # The held-out run gets a HOME the visible oracle (the agent's own test set-up) never had.
+    hidden_jail = jail.with_home(scratch / "home-hidden")
     reports = _fresh(jail.home / ".lab-reports")
     hidden_reports = _fresh(hidden_jail.home / ".lab-reports")
 
@@ -142,43 +205,37 @@ def grade(
         if lean:
             atomic_write_text(log_dir / "pytest-plugins.txt", _LEAN_NOTE)
 
-    visible, visible_report = run_commands_reported(
-        task.oracle.command,
-        timeout_s=task.oracle.timeout_s,
-        cwd=workspace,
-        jail=jail.lean(lean and task.oracle.command == spec.command),
-        log_dir=log_dir,
-        label="visible",
-        cancel=cancel,
-        report_dir=reports / "visible",
-    )
+    def visible_run() -> tuple[CommandsResult, TestReport | None]:
+        return run_commands_reported(
+            task.oracle.command,
+            timeout_s=task.oracle.timeout_s,
+            cwd=workspace,
+            jail=jail.lean(lean and task.oracle.command == spec.command),
+            log_dir=log_dir,
+            label="visible",
+            cancel=cancel,
+            report_dir=reports / "visible",
+        )
 
-    heldout = None
-    heldout_report = None
-    protected: list[str] = []
-    if task.heldout is not None:
-        material = task.resolve(task.heldout.path)
-        if pristine is not None:
-            restored = restore_test_infra(pristine, tree)
-            atomic_write_text(log_dir / "heldout-restored.txt", "\n".join(restored) + "\n")
-        injected = inject(material, tree)
-        atomic_write_text(log_dir / "heldout-injected.txt", "\n".join(injected) + "\n")
-        protected = sorted({*injected, *test_infra_paths(tree)})
-        heldout, heldout_report = run_commands_reported(
-            task.heldout.command,
-            timeout_s=task.heldout.timeout_s,
-            cwd=tree,
+    # The visible oracle (in the workspace) and the held-out tests (in the private copy made
+    # above) share no file and no HOME; where the jail also keeps their networks apart they
+    # run side by side (see PARALLEL_SAFE).
+    beside = task.heldout is not None and jail.isolation in PARALLEL_SAFE
+    with ThreadPoolExecutor(1, thread_name_prefix="grade-visible") as pool:
+        visible_future = pool.submit(visible_run) if beside else None
+        if visible_future is None:
+            visible, visible_report = visible_run()
+        heldout, heldout_report, protected = _heldout_run(
+            task,
+            tree=tree,
+            pristine=pristine,
             jail=hidden_jail.lean(lean),
             log_dir=log_dir,
-            label="heldout",
-            cancel=cancel,
             report_dir=hidden_reports / "heldout",
-            protect=[tree / rel for rel in protected],
+            cancel=cancel,
         )
-        if pristine is not None:
-            # The held-out run executed the agent's code in `tree`: undo any test set-up
-            # it added there (what was protected could not change).
-            restore_test_infra(pristine, tree)
+        if visible_future is not None:
+            visible, visible_report = visible_future.result()
 
     checks = named_test_checks(
         task,
