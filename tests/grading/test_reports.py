@@ -25,6 +25,9 @@ def test_instrument_points_every_runner_at_the_private_report(tmp_path: Path):
         "--continue-on-collection-errors",
     ]
     assert instrument(GO, "go", report) == [*GO[:4], "-json", *GO[4:]]
+    # without a count of its own a go test gets -count=1: no result from Go's cache
+    uncounted = [a for a in GO if a != "-count=1"]
+    assert instrument(uncounted, "go", report) == [*GO[:4], "-json", "-count=1", "./..."]
     node = instrument(NODE, "node", report)
     assert node[:4] == [
         "node",

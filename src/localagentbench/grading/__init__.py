@@ -24,6 +24,7 @@ from localagentbench.grading._faults import (
     classify_fault,
     install_hint,
 )
+from localagentbench.grading._gocache import GoBuildSeeds
 from localagentbench.grading._grade import grade
 from localagentbench.grading._inject import TEST_INFRA_FILES, inject, restore_test_infra
 from localagentbench.grading._jail import GradingJail
@@ -54,6 +55,7 @@ from localagentbench.grading._results import (
 from localagentbench.grading._transfer import private_copy
 
 __all__ = [
+    "GoBuildSeeds",
     "BaselineStore",
     "PristineBaseline",
     "ENV_FAULTS",

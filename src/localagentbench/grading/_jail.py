@@ -10,6 +10,7 @@ read-only over it. The task tree, the held-out material and the references stay 
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,7 +20,10 @@ from localagentbench._env import grading_env
 from localagentbench._proc import ProcessResult
 from localagentbench.sandbox import Sandbox, SandboxError, SandboxSpec, run_jailed
 
-__all__ = ["GradingJail"]
+__all__ = ["GO_BUILD_CACHE", "GradingJail"]
+
+GO_BUILD_CACHE = Path(".cache") / "go-build"
+"""Go's build cache relative to HOME (``os.UserCacheDir``; grading sets no XDG_CACHE_HOME)."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,9 @@ class GradingJail:
     """pytest loads no plugin by entry point (``PYTEST_DISABLE_PLUGIN_AUTOLOAD``): only its
     own and those the tree names (``-p``, ``pytest_plugins``). Set only for a task proven
     to report the same with and without them (see `grading._lean`)."""
+    go_seed: Path | None = None
+    """A warm Go build cache (see `grading._gocache`): each HOME's cache starts as a copy of
+    it, never as the folder itself, so what the agent's code writes there stays this HOME's."""
 
     @property
     def isolation(self) -> str:
@@ -46,6 +53,10 @@ class GradingJail:
         """The same jail with another HOME (the held-out run gets one the agent's code, run by
         the visible oracle, has not written)."""
         return dataclasses.replace(self, home=home)
+
+    def seeded(self, go_seed: Path | None) -> GradingJail:
+        """The same jail with this Go build cache seed (None: every HOME starts empty)."""
+        return dataclasses.replace(self, go_seed=go_seed)
 
     def lean(self, lean_pytest: bool = True) -> GradingJail:
         """The same jail with pytest's plugin autoload off (or on again)."""
@@ -73,6 +84,8 @@ class GradingJail:
         `run_process`; a jail that cannot start raises `SandboxError` (an infra error).
         """
         self.home.mkdir(parents=True, exist_ok=True)
+        if self.go_seed is not None:
+            _plant(self.go_seed, self.home / GO_BUILD_CACHE)
         env = grading_env(self.home)
         if self.lean_pytest:
             env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
@@ -93,3 +106,14 @@ class GradingJail:
             reason = ran.jail_failure.partition("cannot run ")[2] or ran.jail_failure
             return dataclasses.replace(ran.result, exit_code=None, start_error=reason)
         raise SandboxError(f"grading jail ({ran.isolation}) could not start: {ran.jail_failure}")
+
+
+def _plant(seed: Path, cache: Path) -> None:
+    """Copy the seed to ``cache`` unless this HOME has one already; a failed copy (a full
+    disk) leaves no cache at all, and Go starts an empty one."""
+    if cache.exists():
+        return
+    try:
+        shutil.copytree(seed, cache, symlinks=True)
+    except OSError:
+        shutil.rmtree(cache, ignore_errors=True)

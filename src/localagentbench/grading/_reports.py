@@ -155,7 +155,8 @@ def instrument(argv: list[str], runner: Runner, report: Path) -> list[str]:
     """``argv`` made to write its per-test report to ``report`` (go: to stdout, as JSON lines).
 
     pytest also gets ``--continue-on-collection-errors``: one test file that cannot be
-    imported still fails the command, but no longer hides the outcomes of the others.
+    imported still fails the command, but no longer hides the outcomes of the others; go test
+    gets ``-count=1`` when the command sets no count, so no result comes from Go's cache.
     """
     if runner == "pytest":
         return [
@@ -166,8 +167,11 @@ def instrument(argv: list[str], runner: Runner, report: Path) -> list[str]:
             "--continue-on-collection-errors",
         ]
     if runner == "go":
+        # -count=1 unless the task sets a count: a result is always run, never one the
+        # build cache kept (grading HOMEs start from a warmed cache; see `_gocache`).
         i = _go_test_index(argv)
-        return [*argv[: i + 1], "-json", *argv[i + 1 :]]
+        fresh = [] if any(a.startswith(("-count", "--count")) for a in argv) else ["-count=1"]
+        return [*argv[: i + 1], "-json", *fresh, *argv[i + 1 :]]
     return _insert_after(
         argv,
         "--test",

@@ -11,7 +11,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from localagentbench.grading import PristineBaseline, TestReport, Verdict, grade
+from localagentbench.grading import GoBuildSeeds, PristineBaseline, TestReport, Verdict, grade
 from localagentbench.sandbox import Sandbox
 from localagentbench.tasks import Task
 from localagentbench.workspace import TrialDirs
@@ -27,6 +27,8 @@ class GradeShared:
     cancel: threading.Event
     hide: tuple[Path, ...] = ()
     baseline: PristineBaseline[TestReport | None] = field(default_factory=PristineBaseline)
+    go_seeds: GoBuildSeeds | None = None
+    """Warm Go build caches, one per task version (None: every Go grading starts cold)."""
 
 
 def grade_trial(
@@ -51,4 +53,5 @@ def grade_trial(
         sandbox=shared.sandbox,
         hide=shared.hide,
         baseline=shared.baseline,
+        go_seeds=shared.go_seeds,
     )

@@ -18,7 +18,7 @@ from typing import Any
 
 from localagentbench._io import atomic_write_text
 from localagentbench.errors import RunDirError
-from localagentbench.grading import PristineBaseline, Verdict
+from localagentbench.grading import GoBuildSeeds, PristineBaseline, Verdict
 from localagentbench.records import Incident, RunDir, TrialRecord, summarise, utc_now
 from localagentbench.runner._baseline_cache import BaselineCache
 from localagentbench.runner._pipeline import GradeShared, grade_trial
@@ -122,6 +122,9 @@ def regrade_run(
     loaded = {t.id: t for t in load_tasks(folder, list(task_ids))}
     result = RegradeResult(stamp=utc_now().replace(":", "").replace("-", ""))
     jail = sandbox or select(None)
+    # The run's kind of root (0711, owner-marked): the jailed graders' uid must pass
+    # through it, as under landlock as root.
+    scratch = make_scratch_root(None, [folder, *(t.file.parent for t in loaded.values())])
     shared = GradeShared(
         sandbox=jail,
         cancel=threading.Event(),
@@ -131,10 +134,8 @@ def regrade_run(
             run_dir.path.resolve(),
             *(t.file.parent for t in loaded.values()),
         ),
+        go_seeds=GoBuildSeeds(scratch / "go-build-seeds"),
     )
-    # The run's kind of root (0711, owner-marked): the jailed graders' uid must pass
-    # through it, as under landlock as root.
-    scratch = make_scratch_root(None, [folder, *(t.file.parent for t in loaded.values())])
     try:
         for record in run_dir.records():
             result.records.append(

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from localagentbench.grading import GoBuildSeeds
 from localagentbench.records import Incident, RunDir, TrialRecord
 from localagentbench.runner._config import Configuration
 from localagentbench.runner._lanes import LaneGate
@@ -157,6 +158,7 @@ def _worker_run(setup: RunSetup) -> _WorkerRun:
             lanes=gate,
             sandbox=sandbox,
             hide=(root,),
+            go_seeds=GoBuildSeeds(scratch / "go-build-seeds"),
         )
         _RUNS[setup.run_id] = run = _WorkerRun(root, env, stack)
         return run

@@ -15,7 +15,13 @@ from localagentbench._proc import Cancelled
 from localagentbench.agents import Agent, AgentContext, AgentOutcome
 from localagentbench.errors import LabError
 from localagentbench.gateway import GatewayError, TrialRoute, TrialStats
-from localagentbench.grading import CommandsResult, PristineBaseline, TestReport, Verdict
+from localagentbench.grading import (
+    CommandsResult,
+    GoBuildSeeds,
+    PristineBaseline,
+    TestReport,
+    Verdict,
+)
 from localagentbench.records import (
     CapStop,
     Incident,
@@ -97,13 +103,15 @@ class TrialEnv:
     """Harness paths no agent may see (task tree, run directory)."""
     baseline: PristineBaseline[TestReport | None] = field(default_factory=PristineBaseline)
     """Pristine-tree test results, one per task version for the whole run."""
+    go_seeds: GoBuildSeeds | None = None
+    """Warm Go build caches for the gradings, one per task version (see `grading._gocache`)."""
     reaper: Reaper | None = None
     """Removes finished trials' folders in the background; None: each trial removes its own."""
 
     @property
     def grading(self) -> GradeShared:
         """What this run's gradings share, in the form the grading stage takes."""
-        return GradeShared(self.sandbox, self.cancel, self.hide, self.baseline)
+        return GradeShared(self.sandbox, self.cancel, self.hide, self.baseline, self.go_seeds)
 
 
 def _not_graded(reason: str) -> Verdict:
