@@ -3,94 +3,124 @@ networks apart, and one after the other where it does not (a fixed port stays th
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from localagentbench.grading import _grade
+from localagentbench.grading import Verdict, _grade, grade
 from localagentbench.grading._grade import PARALLEL_SAFE
-from localagentbench.sandbox import available_backends, select
+from localagentbench.sandbox import Sandbox, available_backends, select
+from localagentbench.tasks import load_tasks
 
 from ._helpers import grading_task
 
-PYTEST = ["python", "-c", "import pathlib; assert pathlib.Path('code.py').read_text() == 'ok'"]
+ORACLE = ["sh", "-c", 'test "$(cat code.py)" = ok']
+"""A shell oracle: reachable by landlock's jail uid even where the harness's Python is not."""
 
 
-def _task(tmp_path: Path) -> Path:
-    return grading_task(tmp_path, {"code.py": "broken"}, {"h.txt": "held out"}, PYTEST)
+@pytest.fixture
+def root() -> Iterator[Path]:
+    """A folder every uid may traverse: landlock's jail uid walks the real path to a trial."""
+    folder = Path(tempfile.mkdtemp(prefix="lab-side-by-side-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
 
 
-def _fix(work: Path) -> None:
+def _graded(root: Path, sandbox: Sandbox, heldout_cmd: list[str] | None = None) -> Verdict:
+    """Grade a one-file task whose agent wrote the fix, in ``sandbox``."""
+    task_dir = grading_task(root, {"code.py": "broken"}, {"h.txt": "held out"}, ORACLE, heldout_cmd)
+    [task] = load_tasks(task_dir.parent, [task_dir.name])
+    pristine, work = root / "trial" / "pristine", root / "trial" / "work"
+    shutil.copytree(task_dir / "repo", pristine)
+    shutil.copytree(task_dir / "repo", work)
     (work / "code.py").write_text("ok")
+    return grade(
+        task,
+        workspace=work,
+        scratch=root / "trial" / "grade",
+        log_dir=root / "trial" / "logs",
+        final_answer="Done.",
+        deleted=[],
+        pristine=pristine,
+        sandbox=sandbox,
+    )
 
 
-def _safe_backend() -> str:
-    for status in available_backends():
-        if (
-            status.available
-            and status.name != "none"
-            and select(status.name).level in PARALLEL_SAFE
-        ):
-            return status.name
-    pytest.skip("no backend here keeps two jails' networks apart (bwrap, landlock ABI 4)")
+def _tight(name: str) -> Sandbox:
+    """The backend ``name`` when it works here and keeps two jails' networks apart."""
+    status = next(s for s in available_backends() if s.name == name)
+    if not status.available:
+        pytest.skip(f"{name} is not available here: {status.reason}")
+    sandbox = select(name)
+    if sandbox.level not in PARALLEL_SAFE:
+        pytest.skip(f"{name} runs at level {sandbox.level} here: networks not kept apart")
+    return sandbox
 
 
+def _wrapped(
+    monkeypatch: pytest.MonkeyPatch, around: Callable[[str, Callable[[], Any]], Any]
+) -> None:
+    real = _grade.run_commands_reported
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return around(kwargs["label"], lambda: real(*args, **kwargs))
+
+    monkeypatch.setattr(_grade, "run_commands_reported", wrapper)
+
+
+@pytest.mark.parametrize("backend", ["bwrap", "landlock"])
 def test_under_a_network_tight_jail_the_two_runs_are_in_flight_together(
-    tmp_path: Path, graded: Any, monkeypatch: pytest.MonkeyPatch
+    backend: str, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Each run waits at the barrier before it starts: run one after the other, the first
     # would wait for a partner that never comes and the barrier would break.
     meet = threading.Barrier(2, timeout=60)
-    real = _grade.run_commands_reported
 
-    def meeting(*args: Any, **kwargs: Any) -> Any:
-        if kwargs["label"] in ("visible", "heldout"):
+    def meeting(label: str, run: Callable[[], Any]) -> Any:
+        if label in ("visible", "heldout"):
             meet.wait()
-        return real(*args, **kwargs)
+        return run()
 
-    monkeypatch.setattr(_grade, "run_commands_reported", meeting)
-    verdict = graded(_task(tmp_path), _fix, sandbox=select(_safe_backend()))
+    _wrapped(monkeypatch, meeting)
+    verdict = _graded(root, _tight(backend))
     assert verdict.success, verdict
-    assert verdict.visible.passed
+    assert verdict.isolation == backend
     assert verdict.heldout is not None
     assert verdict.heldout.passed
     assert not meet.broken
 
 
 def test_without_network_isolation_they_run_one_after_the_other(
-    tmp_path: Path, graded: Any, monkeypatch: pytest.MonkeyPatch
+    root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     events: list[str] = []
-    real = _grade.run_commands_reported
 
-    def logged(*args: Any, **kwargs: Any) -> Any:
-        events.append(f"{kwargs['label']} starts")
+    def logged(label: str, run: Callable[[], Any]) -> Any:
+        events.append(f"{label} starts")
         try:
-            return real(*args, **kwargs)
+            return run()
         finally:
-            events.append(f"{kwargs['label']} ends")
+            events.append(f"{label} ends")
 
-    monkeypatch.setattr(_grade, "run_commands_reported", logged)
-    verdict = graded(_task(tmp_path), _fix, sandbox=select("none"))
+    _wrapped(monkeypatch, logged)
+    verdict = _graded(root, select("none"))
     assert verdict.success
     assert verdict.isolation == "none"
     graded_runs = [e for e in events if e.split()[0] in ("visible", "heldout")]
     assert graded_runs == ["visible starts", "visible ends", "heldout starts", "heldout ends"]
 
 
+@pytest.mark.parametrize("backend", ["bwrap", "landlock"])
 def test_a_failing_held_out_run_is_still_reported_beside_a_passing_visible_one(
-    tmp_path: Path, graded: Any
+    backend: str, root: Path
 ) -> None:
-    task = grading_task(
-        tmp_path,
-        {"code.py": "broken"},
-        {"h.txt": "held out"},
-        PYTEST,
-        heldout_cmd=["python", "-c", "raise SystemExit(3)"],
-    )
-    verdict = graded(task, _fix, sandbox=select(_safe_backend()))
+    verdict = _graded(root, _tight(backend), heldout_cmd=["sh", "-c", "exit 3"])
     assert verdict.visible.passed
     assert verdict.heldout is not None
     assert not verdict.heldout.passed
