@@ -71,11 +71,13 @@ def test_aider_with_tracked_files_sees_the_code_in_its_first_request(
             {"name": "f", "steps": steps, "usage": {"prompt_tokens": 100, "completion_tokens": 20}}
         )
     )
-    settings = {"chat_files": "tracked"}
+    settings = {"chat_files": "tracked", "max_output_tokens": 1234}
     trial = run_agent("aider", f"scripted/{path}", tmp_path / "suite", tmp_path / "run", settings)
     assert_fixed(trial, 1)
     first = json.dumps(trial.gateway[0]["request"]["messages"])
     assert "return a - b" in first, first[:2000]  # the buggy calc.py, as shown to the model
+    # the configuration's output cap reaches the backend in every request
+    assert [e["request"].get("max_tokens") for e in trial.gateway] == [1234]
 
 
 @pytest.mark.slow
@@ -159,8 +161,31 @@ def test_chat_files_tracked_puts_every_tracked_file_in_the_chat(make_task, tmp_p
         plain = blind.invocation(ctx, ctx.route, binary).argv
         listed = tracked.invocation(ctx, ctx.route, binary).argv
     assert "--" not in plain
+    assert "--model-settings-file" not in plain  # no cap set: none sent, as aider runs
     assert plain[-2:] == ["--message", ctx.prompt]
     assert listed[: len(plain)] == plain
     assert listed[len(plain) :] == ["--", "README.md", "pkg/calc.py"]
     with pytest.raises(Exception, match="chat_files"):
         make_agent("aider", {"chat_files": "all"})
+
+
+def test_the_output_cap_becomes_max_tokens_in_aiders_model_settings(
+    make_task, tmp_path: Path
+) -> None:
+    """Aider sends no max_tokens unless model settings say so: the cap is written there."""
+    from localagentbench.agents._aider import AiderAgent
+    from localagentbench.gateway import Gateway
+
+    from ._e2e import trial_context
+
+    capped = make_agent("aider", {"max_output_tokens": 2048})
+    assert isinstance(capped, AiderAgent)
+    with Gateway() as gateway:
+        ctx = trial_context(make_task(), tmp_path, gateway)
+        assert ctx.route is not None
+        argv = capped.invocation(ctx, ctx.route, Path("/opt/aider/bin/aider")).argv
+    settings = Path(argv[argv.index("--model-settings-file") + 1])
+    assert settings.is_relative_to(ctx.home)
+    assert yaml.safe_load(settings.read_text()) == [
+        {"name": "aider/extra_params", "extra_params": {"max_tokens": 2048}}
+    ]

@@ -4,8 +4,9 @@ Aider edits by text (no tool calls): the model answers with whole files or searc
 blocks and aider applies them. Traps handled here: its history files go to the trial's
 HOME (never the repo), `--no-gitignore` keeps it from editing .gitignore, `--map-tokens 0`
 (default) means no repo map and so no tag-cache folder in the repo, no auto commits, and a
-model metadata file in HOME spares the slow model-list fetch. Aider exits 0 even when every
-model call failed: the adapter records that run as exit 1.
+model metadata file in HOME spares the slow model-list fetch. Aider sends no output cap of
+its own: `max_output_tokens` goes into every request through a model settings file. Aider
+exits 0 even when every model call failed: the adapter records that run as exit 1.
 """
 
 from __future__ import annotations
@@ -139,6 +140,15 @@ class AiderAgent(CliAgent):
             "--llm-history-file",
             str(home / LLM_HISTORY),
         ]
+        if self.settings.max_output_tokens:
+            # Aider never sends a cap of its own (the metadata only feeds its token counts):
+            # model settings for every model ("aider/extra_params") put max_tokens into each
+            # request, so the configuration's output cap is the one the backend obeys.
+            capped = write_json(
+                home / ".aider" / "model.settings.yml",  # JSON is YAML
+                [{"name": "aider/extra_params", "extra_params": {"max_tokens": output}}],
+            )
+            argv += ["--model-settings-file", str(capped)]
         if self.settings.reasoning_effort:
             argv += ["--reasoning-effort", self.settings.reasoning_effort]
         argv += ["--message", ctx.prompt]
