@@ -8,6 +8,7 @@ import os
 import shutil
 import threading
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -269,8 +270,7 @@ def execute(
 
     made = None if resume else _first_missing(run_dir.path)
     with locked(run_dir), _nothing_left_on_failure(run_dir, fresh=not resume, made=made):
-        store = PristineStore(run_dir.pristine)
-        pristine = {task.key: store.ensure(task) for task in tasks}
+        pristine = _pristine_trees(PristineStore(run_dir.pristine), tasks)
         agent_versions = {c.id: hook(agents[c.id], "version") for c in options.configurations}
         if not resume:
             run_dir.write_info(
@@ -356,6 +356,15 @@ def execute(
 
 
 Work = Callable[[TrialPlan], TrialRecord]
+
+
+def _pristine_trees(store: PristineStore, tasks: list[Task]) -> dict[str, Pristine]:
+    """Each task's pristine tree, built (copy, digest, git commit, archive) a few at a time:
+    most of a build is waiting on git, and the bundled suite has two dozen tasks."""
+    workers = max(1, min(len(tasks), 2 * (os.cpu_count() or 1)))
+    with ThreadPoolExecutor(workers, thread_name_prefix="pristine") as pool:
+        built = list(pool.map(store.ensure, tasks))
+    return {task.key: tree for task, tree in zip(tasks, built, strict=True)}
 
 
 def _import_aside(module: str) -> threading.Thread:
