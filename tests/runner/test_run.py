@@ -342,8 +342,8 @@ def test_ctrl_c_keeps_finished_trials_and_counts_no_interrupted_one(make_task, t
     import subprocess
 
     make_task()
-    # The first repeat finishes at once; every later one outlasts the signal, so however
-    # slowly a loaded machine schedules this test, the run cannot end before it is sent.
+    # The first repeat finishes at once; every later one outlasts the signal, so the run
+    # cannot end before it is sent.
     agent = script(
         tmp_path / "slow.sh",
         """\
@@ -368,7 +368,15 @@ def test_ctrl_c_keeps_finished_trials_and_counts_no_interrupted_one(make_task, t
         "--out",
         str(out),
     ]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Ctrl-C's default action in the child, whatever this test inherited: a shell starts a
+    # background job with SIGINT ignored, and Python keeps an ignored SIGINT ignored.
+    proc = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 120
     while len(list(out.glob("trials/*/record.json"))) < 1 and time.monotonic() < deadline:
         time.sleep(0.05)
