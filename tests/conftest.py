@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -99,6 +101,17 @@ def make_task(tmp_path: Path) -> TaskFactory:
         return root
 
     return factory
+
+
+@pytest.fixture
+def trial_root() -> Iterator[Path]:
+    """A fresh directory that an unprivileged agent uid may traverse (as runners must make):
+    pytest's own temporary folders sit under a 0700 one, which landlock's jail uid cannot
+    walk through."""
+    root = Path(tempfile.mkdtemp(prefix="lab-sandbox-test-"))
+    root.chmod(0o755)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture

@@ -4,9 +4,8 @@ networks apart, and one after the other where it does not (a fixed port stays th
 from __future__ import annotations
 
 import shutil
-import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,15 +20,6 @@ from ._helpers import grading_task
 
 ORACLE = ["sh", "-c", 'test "$(cat code.py)" = ok']
 """A shell oracle: reachable by landlock's jail uid even where the harness's Python is not."""
-
-
-@pytest.fixture
-def root() -> Iterator[Path]:
-    """A folder every uid may traverse: landlock's jail uid walks the real path to a trial."""
-    folder = Path(tempfile.mkdtemp(prefix="lab-side-by-side-"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _graded(root: Path, sandbox: Sandbox, heldout_cmd: list[str] | None = None) -> Verdict:
@@ -76,7 +66,7 @@ def _wrapped(
 
 @pytest.mark.parametrize("backend", ["bwrap", "landlock"])
 def test_under_a_network_tight_jail_the_two_runs_are_in_flight_together(
-    backend: str, root: Path, monkeypatch: pytest.MonkeyPatch
+    backend: str, trial_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Each run waits at the barrier before it starts: run one after the other, the first
     # would wait for a partner that never comes and the barrier would break.
@@ -88,7 +78,7 @@ def test_under_a_network_tight_jail_the_two_runs_are_in_flight_together(
         return run()
 
     _wrapped(monkeypatch, meeting)
-    verdict = _graded(root, _tight(backend))
+    verdict = _graded(trial_root, _tight(backend))
     assert verdict.success, verdict
     assert verdict.isolation == backend
     assert verdict.heldout is not None
@@ -97,7 +87,7 @@ def test_under_a_network_tight_jail_the_two_runs_are_in_flight_together(
 
 
 def test_without_network_isolation_they_run_one_after_the_other(
-    root: Path, monkeypatch: pytest.MonkeyPatch
+    trial_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     events: list[str] = []
 
@@ -109,7 +99,7 @@ def test_without_network_isolation_they_run_one_after_the_other(
             events.append(f"{label} ends")
 
     _wrapped(monkeypatch, logged)
-    verdict = _graded(root, select("none"))
+    verdict = _graded(trial_root, select("none"))
     assert verdict.success
     assert verdict.isolation == "none"
     graded_runs = [e for e in events if e.split()[0] in ("visible", "heldout")]
@@ -118,9 +108,9 @@ def test_without_network_isolation_they_run_one_after_the_other(
 
 @pytest.mark.parametrize("backend", ["bwrap", "landlock"])
 def test_a_failing_held_out_run_is_still_reported_beside_a_passing_visible_one(
-    backend: str, root: Path
+    backend: str, trial_root: Path
 ) -> None:
-    verdict = _graded(root, _tight(backend), heldout_cmd=["sh", "-c", "exit 3"])
+    verdict = _graded(trial_root, _tight(backend), heldout_cmd=["sh", "-c", "exit 3"])
     assert verdict.visible.passed
     assert verdict.heldout is not None
     assert not verdict.heldout.passed

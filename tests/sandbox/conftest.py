@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,15 +12,6 @@ from localagentbench._proc import ProcessResult, run_process
 from localagentbench.sandbox import Sandbox
 
 from ._helpers import backend_or_skip, make_spec
-
-
-@pytest.fixture
-def trial_root() -> Iterator[Path]:
-    """A fresh directory that an unprivileged agent uid may traverse (as runners must make)."""
-    root = Path(tempfile.mkdtemp(prefix="lab-sandbox-test-"))
-    root.chmod(0o755)
-    yield root
-    shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture

@@ -25,10 +25,9 @@ from pathlib import Path
 
 from localagentbench.grading._baseline import PristineBaseline
 from localagentbench.grading._commands import run_commands_reported
-from localagentbench.grading._inject import inject
+from localagentbench.grading._inject import pristine_with_heldout
 from localagentbench.grading._jail import GO_BUILD_CACHE, GradingJail
 from localagentbench.grading._reports import detect_runner
-from localagentbench.grading._transfer import private_copy
 from localagentbench.tasks import Task
 
 __all__ = ["GoBuildSeeds", "runs_go"]
@@ -72,11 +71,9 @@ class GoBuildSeeds:
     ) -> Path | None:
         where = self.root / re.sub(r"[^A-Za-z0-9._-]", "_", task.key)
         shutil.rmtree(where, ignore_errors=True)
-        tree, home, logs = where / "tree", where / "home", where / "logs"
         where.mkdir(parents=True)
-        private_copy(pristine, tree)
-        if task.heldout is not None:
-            inject(task.resolve(task.heldout.path), tree)
+        tree = pristine_with_heldout(task, pristine, where / "tree")
+        home, logs = where / "home", where / "logs"
         warm = jail.with_home(home).seeded(None)
         specs = [("visible", task.oracle)]
         if task.heldout is not None:

@@ -32,7 +32,12 @@ from localagentbench.grading._claims import claims_done
 from localagentbench.grading._commands import run_commands, run_commands_reported
 from localagentbench.grading._damage import damage as find_damage
 from localagentbench.grading._gocache import GoBuildSeeds
-from localagentbench.grading._inject import inject, restore_test_infra, test_infra_paths
+from localagentbench.grading._inject import (
+    inject,
+    pristine_with_heldout,
+    restore_test_infra,
+    test_infra_paths,
+)
 from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._lean import lean_proven
 from localagentbench.grading._reports import TestReport, detect_runner
@@ -72,14 +77,6 @@ def _seed_note(seed: Path) -> str:
         "# task's commands on the pristine tree once for the run; a copy per HOME, so nothing\n"
         "# the agent's code writes into its cache reaches another HOME or trial\n"
     )
-
-
-def _pristine_copy(task: Task, pristine: Path, where: Path) -> Path:
-    """A private copy of the pristine tree with the held-out files injected."""
-    private_copy(pristine, _fresh(where))
-    if task.heldout is not None:
-        inject(task.resolve(task.heldout.path), where)
-    return where
 
 
 def _heldout_run(
@@ -173,7 +170,7 @@ def grade(
     before = None
     lean = False
     if pristine is not None:
-        pristine_tree = _pristine_copy(task, pristine, scratch / "pristine-tree")
+        pristine_tree = pristine_with_heldout(task, pristine, scratch / "pristine-tree")
         before = _pristine_report(
             spec.command,
             spec.timeout_s,
@@ -192,7 +189,7 @@ def grade(
                 spec.command,
                 spec.timeout_s,
                 key=task.key,
-                tree=_pristine_copy(task, pristine, scratch / "pristine-lean"),
+                tree=pristine_with_heldout(task, pristine, scratch / "pristine-lean"),
                 jail=jail.with_home(scratch / "home-lean").lean(),
                 log_dir=log_dir,
                 cancel=cancel,

@@ -13,7 +13,16 @@ import shutil
 import stat
 from pathlib import Path
 
-__all__ = ["TEST_INFRA_FILES", "inject", "restore_test_infra", "test_infra_paths"]
+from localagentbench.grading._transfer import private_copy
+from localagentbench.tasks import Task
+
+__all__ = [
+    "TEST_INFRA_FILES",
+    "inject",
+    "pristine_with_heldout",
+    "restore_test_infra",
+    "test_infra_paths",
+]
 
 
 def _make_real_dir(path: Path) -> None:
@@ -77,6 +86,18 @@ TEST_INFRA_FILES: tuple[str, ...] = (
 """File names (in any folder) that decide how tests are collected or reported. For the
 hidden run they are put back as the pristine fixture had them: the agent cannot change
 how held-out tests are collected or reported."""
+
+
+def pristine_with_heldout(task: Task, pristine: Path, where: Path) -> Path:
+    """A private copy of the pristine tree at ``where`` (replacing what was there) with the
+    task's held-out files injected: the tree the task's own tests are run on before the
+    agent."""
+    if where.exists():
+        shutil.rmtree(where)
+    private_copy(pristine, where)
+    if task.heldout is not None:
+        inject(task.resolve(task.heldout.path), where)
+    return where
 
 
 def test_infra_paths(tree: Path) -> list[str]:
