@@ -13,6 +13,7 @@ RUNS = [
         "cpu-qwen05-repair",
         "cpu-q05-aider-whole",
         "cpu-q05-aider-files",
+        "cpu-q05-aider-diff",
         "cpu-q05-pi-repair",
         "cpu-q15-pi-repair",
     )
