@@ -3,7 +3,8 @@
 The copy being graded came from the agent: any path in it may be a symlink
 planted to make the grader read or write elsewhere. The injection replaces any
 link, file or directory standing where a held-out file or one of its parent
-folders must go (the copy itself is made by `_transfer.private_copy`).
+folders must go (the copies themselves are made by `_transfer.private_copy`;
+`pristine_with_heldout` makes the pristine one the task's own tests run on).
 """
 
 from __future__ import annotations
