@@ -16,6 +16,7 @@ RUNS = [
         "cpu-q05-aider-diff",
         "cpu-q05-pi-repair",
         "cpu-q15-pi-repair",
+        "cpu-q15-aider-files",
     )
 ]
 START, END = "<!-- latest-results:start -->", "<!-- latest-results:end -->"
