@@ -17,6 +17,7 @@ RUNS = [
         "cpu-q05-pi-repair",
         "cpu-q15-pi-repair",
         "cpu-q15-aider-files",
+        "cpu-q15-aider-diff",
     )
 ]
 START, END = "<!-- latest-results:start -->", "<!-- latest-results:end -->"
