@@ -104,6 +104,25 @@ def make_task(tmp_path: Path) -> TaskFactory:
 
 
 @pytest.fixture
+def tmp_path(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """pytest's ``tmp_path``, made traversable by other uids.
+
+    pytest creates ``/tmp/pytest-of-<user>`` and everything below it mode 0700. Where no
+    bubblewrap is installed, root's trials run under landlock as uid 65534, which could then
+    not reach an agent script or a suite a test built in ``tmp_path``: the harness rightly
+    refuses such a trial, and the test would check that refusal instead of its own subject.
+    """
+    base = tmp_path_factory.getbasetemp()
+    chain = [tmp_path, *[d for d in tmp_path.parents if d.is_relative_to(base)]]
+    if base.parent.name.startswith("pytest-of-"):
+        chain.append(base.parent)
+    for directory in chain:
+        if directory.stat().st_uid == os.geteuid():
+            directory.chmod(0o755)
+    return tmp_path
+
+
+@pytest.fixture
 def trial_root() -> Iterator[Path]:
     """A fresh directory that an unprivileged agent uid may traverse (as runners must make):
     pytest's own temporary folders sit under a 0700 one, which landlock's jail uid cannot

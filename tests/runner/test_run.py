@@ -114,7 +114,10 @@ def test_command_agent_environment_contract(make_task, tmp_path, monkeypatch):
     }
     shell = {"PWD", "SHLVL", "_", "OLDPWD"}  # set by sh itself
     assert contract <= set(seen)
-    assert set(seen) - contract - shell <= {"LAB_PROC_TAG"}, set(seen)
+    # Under landlock (no bwrap) /tmp is the host's, so the jail points TMPDIR into the trial.
+    assert set(seen) - contract - shell <= {"LAB_PROC_TAG", "TMPDIR"}, set(seen)
+    if "TMPDIR" in seen:
+        assert Path(seen["TMPDIR"]).is_relative_to(record.workdir)
     assert seen["LAB_TRIAL_ID"] == "calc-add--command--r1"
 
 

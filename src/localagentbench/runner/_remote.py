@@ -34,7 +34,7 @@ from localagentbench.runner._setup import build_agents, gateway_for
 from localagentbench.runner._trial import TrialEnv, TrialPlan, run_trial
 from localagentbench.sandbox import isolation_level, select
 from localagentbench.tasks import Task
-from localagentbench.workspace import Pristine, make_scratch_root
+from localagentbench.workspace import Pristine, extract_tar, make_scratch_root
 
 __all__ = ["RemoteTrial", "TaskMaterial", "TrialBundle", "close_run", "land", "pack_task"]
 
@@ -244,4 +244,4 @@ def _tar(folder: Path, skip: frozenset[str] | set[str] = frozenset()) -> bytes:
 def _untar(data: bytes, dest: Path) -> None:
     dest.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(dest, filter="tar")
+        extract_tar(tar, dest, source=f"the files a worker sent back for {dest.name}")

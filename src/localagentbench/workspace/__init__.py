@@ -8,6 +8,7 @@ from localagentbench.workspace._pristine import (
     unpack,
     verify_unpacked,
 )
+from localagentbench.workspace._tar import extract_tar
 from localagentbench.workspace._trial import (
     GuardEvent,
     Reaper,
@@ -27,6 +28,7 @@ __all__ = [
     "Reaper",
     "TrialDirs",
     "check_master",
+    "extract_tar",
     "git",
     "git_init_commit",
     "git_patch",

@@ -24,6 +24,7 @@ from localagentbench._io import atomic_write_text
 from localagentbench.errors import InfraError, TaskError
 from localagentbench.tasks import FixtureRepo, GitRepo, Task
 from localagentbench.workspace._git import git, git_init_commit
+from localagentbench.workspace._tar import extract_tar
 
 __all__ = ["Pristine", "PristineStore", "tree_digest"]
 
@@ -167,16 +168,7 @@ def unpack(pristine: Pristine, dest: Path, *, with_git: bool = True) -> None:
             members = [
                 m for m in members if not (m.name == "./.git" or m.name.startswith("./.git/"))
             ]
-        if hasattr(tarfile, "tar_filter"):  # Python 3.11.4+ (PEP 706)
-            tar.extractall(dest, members=members, filter="tar")
-        else:  # our own archive, but still refuse paths that leave ``dest``
-            for member in members:
-                target = (dest / member.name).resolve()
-                if not (target == dest.resolve() or target.is_relative_to(dest.resolve())):
-                    raise InfraError(
-                        f"{pristine.archive}: member {member.name!r} leaves the workspace"
-                    )
-            tar.extractall(dest, members=members)
+        extract_tar(tar, dest, members, source=str(pristine.archive))
 
 
 def verify_unpacked(pristine: Pristine, tree: Path) -> None:
