@@ -8,6 +8,7 @@ agent offers. Agents with text edit formats (aider) get the step's text only.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from dataclasses import dataclass
@@ -21,7 +22,8 @@ from localagentbench.agents import AgentContext, AgentOutcome, make_agent
 from localagentbench.gateway import Gateway
 from localagentbench.records import TrialRecord
 from localagentbench.runner import Configuration, RunOptions, execute
-from localagentbench.sandbox import select
+from localagentbench.sandbox import NOBODY_UID, SandboxError, select
+from localagentbench.sandbox._landlock import _check_program
 from localagentbench.tasks import load_tasks
 
 FIXED = "def add(a, b):\n    return a + b\n"
@@ -114,10 +116,19 @@ class Trial:
 
 
 def require(agent: str) -> None:
-    """Skip with the install command when the agent's CLI is missing here."""
-    problem = make_agent(agent, {}).available()  # type: ignore[attr-defined]
+    """Skip with the install command when the agent's CLI is missing here, and with the
+    sandbox's reason when the jail's uid cannot start it (root without bwrap: landlock runs
+    the agent as uid 65534, and an agent in a venv made from a Python under a 0700 /root
+    cannot start; the runner makes every such trial an infra error naming the path)."""
+    adapter = make_agent(agent, {})
+    problem = adapter.available()  # type: ignore[attr-defined]
     if problem:
         pytest.skip(problem)
+    if os.geteuid() == 0 and select().name == "landlock":
+        try:
+            _check_program(str(adapter.binary_path()), os.environ.get("PATH"), NOBODY_UID)  # type: ignore[attr-defined]
+        except SandboxError as e:
+            pytest.skip(str(e))
 
 
 def run_agent(

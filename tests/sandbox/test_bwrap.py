@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,23 @@ def test_lending_the_workspace_leaves_other_owners_files_alone(tmp_path: Path) -
         (ws / "made.txt").write_text("z")
         os.chown(ws / "made.txt", 61005, 61005)
     assert [(ws / n).stat().st_uid for n in ("mine.py", "made.txt", "foreign.txt")] == [0, 0, 4242]
+
+
+def test_a_python_reached_through_a_folder_of_links_starts_in_the_jail(
+    bwrap: Sandbox, run_jailed: RunJailed, trial_root: Path
+) -> None:
+    """A venv made with the ``python3`` of a folder of links (Homebrew's ``bin``, a PATH farm)
+    links through that folder: the jail shows it, or the launcher's interpreter dangles."""
+    farm = trial_root / "farm"
+    farm.mkdir()
+    farm.chmod(0o755)
+    (farm / "python3").symlink_to(Path(sys.executable).resolve())
+    venv_bin = trial_root / "venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    (trial_root / "venv").chmod(0o755)
+    venv_bin.chmod(0o755)
+    (venv_bin / "python3").symlink_to(farm / "python3")
+    (trial_root / "venv" / "pyvenv.cfg").write_text(f"home = {farm}\n")
+    result = run_jailed(bwrap, "echo started", python=venv_bin / "python3")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == "started"

@@ -154,6 +154,26 @@ def test_an_unreachable_interpreter_is_a_clear_jail_error(trial, tmp_path):
         pass
 
 
+def test_a_script_whose_interpreter_is_unreachable_is_a_clear_jail_error(trial, tmp_path):
+    """An agent installed in a venv made from a Python under a 0700 /root: its script can be
+    read, but the ``#!`` interpreter it names cannot be started by the agent's uid."""
+    private = tmp_path / "private"
+    (private / "bin").mkdir(parents=True)
+    private.chmod(0o700)
+    python = private / "bin" / "python3"
+    python.symlink_to(sys.executable)
+    script = tmp_path / "agent"
+    script.write_text(f"#!{python} -u\nprint('hi')\n")
+    script.chmod(0o755)
+    sandbox = select("landlock")
+    with (
+        pytest.raises(SandboxError) as e,
+        sandbox.wrap([str(script)], make_spec(trial)),
+    ):
+        pass
+    assert f"{python} (the interpreter of {script}) is unreachable" in str(e.value)
+
+
 def _doctor_lines(cli: Any) -> tuple[int, dict[str, str]]:
     code, out, _ = cli("doctor")
     marks = ("ok  ", "FAIL", "warn")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -67,21 +68,40 @@ def _check_searchable(paths: list[Path], uid: int) -> None:
 
 
 def _check_program(argv0: str, path_env: str | None, uid: int) -> None:
-    """The command's program must be reachable by the agent's uid, or nothing can run it."""
+    """The command's program must be reachable by the agent's uid, or nothing can run it; so
+    must a script's ``#!`` interpreter (an agent installed in a venv made from a Python under
+    /root is a script the jail's uid can read but not start)."""
     found = shutil.which(argv0, path=path_env) if "/" not in argv0 else argv0
     if found is None:
         return  # the launcher reports a missing program itself
     program = Path(found)
-    blocked = _unsearchable_parent(program.absolute())
-    if blocked is None and program.is_symlink():
-        blocked = _unsearchable_parent(program.resolve())
-    if blocked is not None:
-        raise SandboxError(
-            f"{program} is unreachable for the agent's uid {uid} under landlock ({blocked} "
-            f"is mode {blocked.stat().st_mode & 0o777:04o}): install the interpreter outside "
-            "private home folders (e.g. `/usr/bin/python3 -m venv /opt/lab` and run "
-            "localagentbench from there), or use --sandbox bwrap"
-        )
+    for candidate in (program, _interpreter(program)):
+        if candidate is None:
+            continue
+        blocked = _unsearchable_parent(candidate.absolute())
+        if blocked is None and candidate.is_symlink():
+            blocked = _unsearchable_parent(candidate.resolve())
+        if blocked is not None:
+            via = "" if candidate == program else f" (the interpreter of {program})"
+            raise SandboxError(
+                f"{candidate}{via} is unreachable for the agent's uid {uid} under landlock "
+                f"({blocked} is mode {blocked.stat().st_mode & 0o777:04o}): install it "
+                "outside private home folders (e.g. `/usr/bin/python3 -m venv /opt/lab` and "
+                "run localagentbench from there), or use --sandbox bwrap"
+            )
+
+
+def _interpreter(program: Path) -> Path | None:
+    """The absolute interpreter a ``#!`` script names on its first line, if any."""
+    try:
+        with program.open("rb") as f:
+            first = f.readline(256)
+    except OSError:
+        return None
+    words = first[2:].split() if first.startswith(b"#!") else []
+    if not words or not words[0].startswith(b"/"):
+        return None
+    return Path(os.fsdecode(words[0]))
 
 
 _HIDDEN_OPENING = "landlock cannot mask"

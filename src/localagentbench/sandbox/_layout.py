@@ -82,6 +82,25 @@ def _reachable(folder: Path) -> bool:
         return False
 
 
+def _link_folders(program: Path) -> list[Path]:
+    """The folders a chain of symbolic links to ``program`` passes through, past its first.
+
+    A venv's ``python3`` links to the Python it was made with by the path it was called as,
+    which may itself be a link in a folder of links (Homebrew's ``bin``, a PATH farm): unless
+    each such folder is shown, the jail's ``python3`` dangles.
+    """
+    folders: list[Path] = []
+    link = Path(os.path.abspath(program))
+    for _ in range(40):  # the kernel's own limit on a chain of links
+        if not link.is_symlink():
+            break
+        target = Path(os.readlink(link))
+        link = Path(os.path.normpath(link.parent / target))
+        if link.parent not in folders:
+            folders.append(link.parent)
+    return folders
+
+
 def _toolchain_prefixes(python: Path) -> list[Path]:
     """Install prefixes of the launcher's Python and of node, when outside the system trees."""
     found: list[Path] = []
@@ -89,6 +108,10 @@ def _toolchain_prefixes(python: Path) -> list[Path]:
         found += [Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)]
     resolved = python.resolve()
     found.append(resolved.parent.parent)
+    venv = Path(os.path.abspath(python)).parent.parent
+    if (venv / "pyvenv.cfg").is_file():  # a venv's own folder, never a whole ~/.local
+        found.append(venv)
+    found += [hop for hop in _link_folders(python) if not _too_broad(hop) and _reachable(hop)]
     node = shutil.which("node")
     if node is not None:
         found.append(Path(node).resolve().parent.parent)
