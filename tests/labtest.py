@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import shutil
 import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from localagentbench.grading import CommandsResult
 from localagentbench.records import Tokens, TrialRecord
+
+BUNDLED_TOOLCHAINS = {"go": "apt-get install golang-go", "node": "apt-get install nodejs"}
+"""The programs the bundled suite's Go and JavaScript tasks need beside Python."""
+
+needs_bundled_toolchains = pytest.mark.skipif(
+    any(shutil.which(program) is None for program in BUNDLED_TOOLCHAINS),
+    reason="the bundled suite needs "
+    + " and ".join(f"{p} ({hint})" for p, hint in BUNDLED_TOOLCHAINS.items())
+    + "; without them `check` rightly fails and `run` skips those tasks as unrunnable",
+)
+"""For tests over every bundled task: a machine without Go or Node cannot prove them all."""
 
 
 def script(path: Path, body: str) -> Path:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from labtest import processes_with, script
+from labtest import needs_bundled_toolchains, processes_with, script
 from localagentbench.records import RunDir
 from localagentbench.runner import RunOptions, configuration_from_cli, execute
 from localagentbench.tasks import bundled_suite, load_tasks
@@ -29,6 +29,7 @@ def _run(tasks: Path, agent: str = "mock", out: Path | None = None, **kw: object
     return execute(options)
 
 
+@needs_bundled_toolchains
 @pytest.mark.slow
 def test_mock_solve_succeeds_on_every_bundled_task(tmp_path):
     result = _run(bundled_suite(), behavior="solve", out=tmp_path / "run", concurrency=2)

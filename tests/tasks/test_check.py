@@ -6,6 +6,7 @@ from pathlib import Path
 
 import yaml
 
+from labtest import needs_bundled_toolchains
 from localagentbench.tasks import load_suite
 
 
@@ -20,6 +21,7 @@ def _problem_lines(err: str) -> list[str]:
     return [line for line in err.splitlines() if "problem(s) in" not in line]
 
 
+@needs_bundled_toolchains
 def test_bundled_suite_is_accepted(cli):
     code, out, err = cli("check")
     assert code == 0, err
