@@ -8,6 +8,7 @@ from pathlib import Path
 
 from localagentbench._io import atomic_write_text
 from localagentbench._proc import ProcessResult
+from localagentbench.grading._canary import CanaryJudge
 from localagentbench.grading._faults import classify_fault
 from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._reports import (
@@ -104,6 +105,7 @@ def run_commands_reported(
     cancel: threading.Event | None = None,
     report_dir: Path | None = None,
     protect: Sequence[Path] = (),
+    judge: CanaryJudge | None = None,
 ) -> tuple[CommandsResult, TestReport | None]:
     """Run each command (all of them, for complete logs); passed only if every one exits 0.
 
@@ -138,6 +140,9 @@ def run_commands_reported(
             protect=protect,
             cancel=cancel,
         )
+        ok = result.ok
+        if judge is not None:
+            ok, report = judge.command(argv, result, report)
         timed_out |= result.timed_out
         exit_codes.append(None if result.timed_out else result.exit_code)
         fault = classify_fault(argv, result)
@@ -147,11 +152,11 @@ def run_commands_reported(
             reasons.append(f"`{argv[0]}` could not start: {result.start_error}")
         elif result.timed_out:
             reasons.append(f"`{' '.join(argv)}` timed out after {timeout_s:g}s")
-        elif result.exit_code != 0:
+        elif not ok:
             reasons.append(f"`{' '.join(argv)}` exited {result.exit_code}")
         if report is None:
             counted = False
-            if result.ok and report_dir is not None and detect_runner(argv) is not None:
+            if ok and report_dir is not None and detect_runner(argv) is not None:
                 reasons.append(
                     f"`{' '.join(argv)}` exited 0 but its runner left no per-test "
                     "report (cut short, e.g. by os._exit(0)): not a pass"
@@ -159,7 +164,7 @@ def run_commands_reported(
             continue
         if report.total == 0:
             reasons.append(f"`{' '.join(argv)}` collected no tests (zero tests is never a pass)")
-        if not result.ok and report.passed == report.total:
+        if not ok and report.passed == report.total:
             reasons.append(
                 f"`{' '.join(argv)}` failed but its report shows no failing test; "
                 "no test of it is counted as passed"
@@ -170,8 +175,12 @@ def run_commands_reported(
         passed += report.passed
         total += report.total
         merged.merge(report)
+    tampered = judge.finish() if judge is not None else []
+    if tampered:
+        reasons.append("tampering: " + "; ".join(tampered[:3]))
     commands_result = CommandsResult(
         passed=not reasons,
+        tampered=tampered,
         exit_codes=exit_codes,
         timed_out=timed_out,
         tests_passed=passed if counted else None,

@@ -26,6 +26,15 @@ from pathlib import Path
 
 from localagentbench._io import atomic_write_text
 from localagentbench.grading._baseline import PristineBaseline
+from localagentbench.grading._canary import (
+    CanaryJudge,
+    disable_agent_test_mains,
+    go_test_names,
+    held_out_ids,
+    plant,
+    planting_units,
+    proven_units,
+)
 from localagentbench.grading._changes import made_no_change
 from localagentbench.grading._checks import CheckContext, run_check
 from localagentbench.grading._claims import claims_done
@@ -84,14 +93,17 @@ def _heldout_run(
     *,
     tree: Path,
     pristine: Path | None,
+    before: TestReport | None,
     jail: GradingJail,
     log_dir: Path,
     report_dir: Path,
     cancel: threading.Event | None,
 ) -> tuple[CommandsResult | None, TestReport | None, list[str]]:
     """The held-out tests in the private copy ``tree``: the task's test set-up restored from
-    the pristine tree, the held-out files injected and, with the set-up, read-only. Returns
-    the result and report (None without held-out tests) and the protected paths."""
+    the pristine tree, the held-out files injected and, with the set-up, read-only; a Go
+    TestMain the agent wrote disabled; sentinels planted where the pristine run (``before``)
+    proved them (see `grading._canary`). Returns the result and report (None without held-out
+    tests) and the protected paths."""
     if task.heldout is None:
         return None, None, []
     material = task.resolve(task.heldout.path)
@@ -100,6 +112,25 @@ def _heldout_run(
         atomic_write_text(log_dir / "heldout-restored.txt", "\n".join(restored) + "\n")
     injected = inject(material, tree)
     atomic_write_text(log_dir / "heldout-injected.txt", "\n".join(injected) + "\n")
+    judge = None
+    if pristine is not None:
+        disabled = disable_agent_test_mains(tree, pristine, injected)
+        if disabled:
+            atomic_write_text(
+                log_dir / "heldout-testmain-disabled.txt",
+                "# TestMain renamed in these Go test files the agent wrote or changed\n"
+                + "\n".join(disabled)
+                + "\n",
+            )
+        units = (before.sentinel_units or []) if before is not None else []
+        expected = held_out_ids(before, injected, go_test_names(tree, injected))
+        canaries = plant(tree, units, expected)
+        judge = CanaryJudge(canaries)
+        atomic_write_text(
+            log_dir / "heldout-sentinels.txt",
+            "# sentinel tests planted for this trial (name, unit, must)\n"
+            + "".join(f"{c.name} {c.unit} {c.must}\n" for c in canaries.sentinels),
+        )
     protected = sorted({*injected, *test_infra_paths(tree)})
     heldout, report = run_commands_reported(
         task.heldout.command,
@@ -111,6 +142,7 @@ def _heldout_run(
         cancel=cancel,
         report_dir=report_dir,
         protect=[tree / rel for rel in protected],
+        judge=judge,
     )
     if pristine is not None:
         # The held-out run executed the agent's code in `tree`: undo any test set-up
@@ -180,6 +212,7 @@ def grade(
             log_dir=log_dir,
             cancel=cancel,
             baseline=baseline,
+            canaries=heldout_files(task),
         )
         lean = lean_proven(
             spec.command,
@@ -226,6 +259,7 @@ def grade(
             task,
             tree=tree,
             pristine=pristine,
+            before=before,
             jail=hidden_jail.lean(lean),
             log_dir=log_dir,
             report_dir=hidden_reports / "heldout",
@@ -276,11 +310,13 @@ def grade(
     )
     correctness_checks = all(c.passed for c in checks if not c.compliance)
     hidden_ok = heldout.passed if heldout is not None else True
-    success = visible.passed and hidden_ok and correctness_checks
+    tampered = heldout.tampered if heldout is not None else []
+    success = visible.passed and hidden_ok and correctness_checks and not tampered
     claimed = claims_done(final_answer)
+    correctness = counted.fraction if counted.fraction is not None else float(success)
     return Verdict(
         success=success,
-        correctness=counted.fraction if counted.fraction is not None else float(success),
+        correctness=0.0 if tampered else correctness,
         correctness_basis=counted.basis,
         correctness_note=counted.note,
         task_tests=counted.task,
@@ -295,6 +331,7 @@ def grade(
         checks=checks,
         isolation=jail.isolation,
         env_fault=env_fault,
+        tampered=tampered,
         not_transferred=not_transferred,
     )
 
@@ -358,9 +395,15 @@ def _pristine_report(
     cancel: threading.Event | None,
     baseline: PristineBaseline[TestReport | None] | None,
     label: str = "pristine",
+    canaries: list[str] | None = None,
 ) -> TestReport | None:
     """The graded commands (held-out, else the visible oracle) on the pristine tree: which
-    tests are the task's, and how they stood before the agent (None: no usable report)."""
+    tests are the task's, and how they stood before the agent (None: no usable report).
+
+    With ``canaries`` (the held-out files, relative) the run goes in a copy of ``tree`` with
+    sentinels planted in each of them that can take one; the units where they came out as
+    they must are kept in the report's ``sentinel_units``, and the sentinels are left out of
+    it (``tree`` itself stays unplanted for the named-test runs)."""
 
     def pristine_run() -> TestReport | None:
         _, report = run_commands_reported(
@@ -376,6 +419,10 @@ def _pristine_report(
         if report is not None:  # kept with the results, for a run that reuses them
             logs = sorted(log_dir.glob(f"{label}-*.log"))
             report.log = "\n".join(p.read_text(errors="replace") for p in logs)
+            if canaries is not None:
+                report.sentinel_units = _prove_sentinels(
+                    commands, timeout_s, tree, canaries, jail, log_dir, cancel, report
+                )
         return report
 
     if baseline is None:
@@ -388,6 +435,55 @@ def _pristine_report(
             f"and reused from {baseline.stored[key]}; that run's log:\n{report.log}",
         )
     return report
+
+
+def _prove_sentinels(
+    commands: list[list[str]],
+    timeout_s: float,
+    tree: Path,
+    heldout: list[str],
+    jail: GradingJail,
+    log_dir: Path,
+    cancel: threading.Event | None,
+    clean: TestReport,
+) -> list[str]:
+    """The held-out units where planted sentinels are proven on the pristine tree: a copy of
+    ``tree`` with sentinels in every unit that can take one is run as ``clean`` was; a unit is
+    proven when its sentinels came out as they must, and none is when planting changed any
+    other test's outcome (a file it broke, a runner it confused)."""
+    where = _fresh(tree.with_name(tree.name + "-sentinels"))
+    private_copy(tree, where)
+    planted = plant(where, planting_units(where, heldout))
+    if not planted.sentinels:
+        return []
+    judge = CanaryJudge(planted)
+    _, report = run_commands_reported(
+        commands,
+        timeout_s=timeout_s,
+        cwd=where,
+        jail=jail,
+        log_dir=log_dir,
+        label="pristine-sentinels",
+        cancel=cancel,
+        report_dir=jail.home / ".lab-reports",
+        judge=judge,
+    )
+    shutil.rmtree(where, ignore_errors=True)
+    if report is None or report.cases != clean.cases:
+        return []
+    return proven_units(planted, judge.outcomes)
+
+
+def heldout_files(task: Task) -> list[str] | None:
+    """The held-out material's files, relative (None: the task has no held-out tests)."""
+    if task.heldout is None:
+        return None
+    material = task.resolve(task.heldout.path)
+    return sorted(
+        p.relative_to(material).as_posix()
+        for p in material.rglob("*")
+        if p.is_file() and not p.is_symlink()
+    )
 
 
 def _task_tally(

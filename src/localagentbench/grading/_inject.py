@@ -72,11 +72,18 @@ def inject(material: Path, dest: Path) -> list[str]:
 
 TEST_INFRA_FILES: tuple[str, ...] = (
     "conftest.py",
+    "pytest.toml",
+    ".pytest.toml",
     "pytest.ini",
+    ".pytest.ini",
     "tox.ini",
     "setup.cfg",
     "pyproject.toml",
     "package.json",
+    "go.mod",
+    "go.sum",
+    "go.work",
+    "go.work.sum",
     ".mocharc.js",
     ".mocharc.json",
     ".mocharc.yml",
@@ -84,9 +91,12 @@ TEST_INFRA_FILES: tuple[str, ...] = (
     "vitest.config.js",
     "vitest.config.ts",
 )
-"""File names (in any folder) that decide how tests are collected or reported. For the
-hidden run they are put back as the pristine fixture had them: the agent cannot change
-how held-out tests are collected or reported."""
+"""File names (in any folder) that decide how tests are collected, configured or built:
+every name pytest 9 reads its configuration from (``pytest.toml`` and ``.pytest.toml`` come
+first), conftest files, node's manifest and runner configurations, Go's module and workspace
+files (a ``replace`` or ``go.work`` could swap the code being built). For the hidden run they
+are put back as the pristine fixture had them: the agent cannot change how held-out tests
+are collected or reported."""
 
 
 def pristine_with_heldout(task: Task, pristine: Path, where: Path) -> Path:

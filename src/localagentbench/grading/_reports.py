@@ -28,6 +28,7 @@ __all__ = [
     "Runner",
     "TestReport",
     "detect_runner",
+    "hermetic_pytest",
     "instrument",
     "parse_report",
     "select_tests",
@@ -76,6 +77,9 @@ class TestReport:
     listed. Maps the unit to the case standing for it (None: no case, as for Go)."""
     log: str = field(default="", compare=False)
     """The commands' logs, for a report kept beyond its run (the pristine results)."""
+    sentinel_units: list[str] | None = field(default=None, compare=False)
+    """For a pristine run: the test units where planted sentinels came out as they must (see
+    `grading._canary`), so trials plant there; None when no planting was tried."""
 
     @property
     def passed(self) -> int:
@@ -106,6 +110,7 @@ class TestReport:
             "names": {case: sorted(names) for case, names in self.names.items()},
             "unit_failures": dict(self.unit_failures),
             "log": self.log,
+            "sentinel_units": self.sentinel_units,
         }
 
     @classmethod
@@ -123,6 +128,11 @@ class TestReport:
             names={str(k): {str(n) for n in v} for k, v in names.items()},
             unit_failures={str(k): None if v is None else str(v) for k, v in units.items()},
             log=str(data.get("log") or ""),
+            sentinel_units=(
+                [str(u) for u in data["sentinel_units"]]
+                if isinstance(data.get("sentinel_units"), list)
+                else None
+            ),
         )
 
 
@@ -160,7 +170,7 @@ def instrument(argv: list[str], runner: Runner, report: Path) -> list[str]:
     """
     if runner == "pytest":
         return [
-            *argv,
+            *hermetic_pytest(argv),
             f"--junitxml={report}",
             "-o",
             "junit_family=xunit1",
@@ -177,6 +187,33 @@ def instrument(argv: list[str], runner: Runner, report: Path) -> list[str]:
         "--test",
         [f"--test-reporter={NODE_REPORTER_URL}", f"--test-reporter-destination={report}"],
     )
+
+
+PYTEST_BOOT = (
+    "import os,sys\n"
+    "sys.path[:]=[p for p in sys.path if p not in('',os.getcwd())]\n"
+    "import pytest\n"
+    "class LabPath:\n"
+    " @pytest.hookimpl(tryfirst=True)\n"
+    " def pytest_load_initial_conftests(self):\n"
+    "  sys.path.insert(0,os.getcwd())\n"
+    "sys.exit(pytest.main(sys.argv[1:],plugins=[LabPath()]))\n"
+)
+"""``python -m pytest`` without the tree on the import path until pytest has started: the
+runner, its plugins and everything they import come from the interpreter's own paths, and
+only then, before the first conftest, is the working folder put first as ``-m`` would have
+put it (so the tests still import the code under test as they did)."""
+
+
+def hermetic_pytest(argv: list[str]) -> list[str]:
+    """``... python [options] -m pytest ARGS`` rewritten to start pytest through `PYTEST_BOOT`:
+    a ``pytest/`` package, a ``_pytest`` or any module pytest imports at start, planted in the
+    tree, is never what runs. Other forms (the ``pytest`` script, whose import path starts at
+    its own folder) are returned unchanged."""
+    for i in range(1, len(argv) - 1):
+        if argv[i] == "-m" and argv[i + 1] == "pytest":
+            return [*argv[:i], "-c", PYTEST_BOOT, *argv[i + 2 :]]
+    return list(argv)
 
 
 def select_tests(argv: list[str], runner: Runner, ids: Iterable[str]) -> list[str]:

@@ -43,6 +43,10 @@ class CommandsResult(BaseModel):
     env_fault: str | None = None
     """A command could not run on this machine (a program or runner missing: the signatures of
     grading/_faults.py), in one line; None when every command ran."""
+    tampered: list[str] = Field(default_factory=list)
+    """Evidence that the code under test rewrote the runner's results (a must-fail sentinel
+    reported passing, an exit status its report contradicts, planted or held-out tests
+    missing from a complete report: see grading/_canary.py); empty when none was seen."""
 
 
 class TaskTests(BaseModel):
@@ -128,6 +132,10 @@ class Verdict(BaseModel):
     env_fault: str | None = None
     """An environment fault grading hit and confirmed on the pristine tree: the trial is an
     infra_error (rerun), never a model failure. None when grading ran as it should."""
+    tampered: list[str] = Field(default_factory=list)
+    """Evidence that the graded run's results were forged in-process (see
+    `CommandsResult.tampered`): such a trial is scored as a failure, correctness 0, never
+    left out. Empty when none was seen."""
     not_transferred: list[str] = Field(default_factory=list)
     """Workspace entries left out of the graded copy, as ``path: reason`` (links that are
     absolute or lead out of the tree, special files, unreadable entries)."""

@@ -132,6 +132,11 @@ class TrialRecord(BaseModel):
     Shown beside the price table's cost, never added to it or used in its place."""
     tamper: TamperReport | None = None
     """Edits to visible tests, oracle files and test configuration (data, not a verdict)."""
+    tampered: list[str] = Field(default_factory=list)
+    """Evidence that the graded run's results were forged in-process: a must-fail sentinel
+    test reported passing, an exit status its report contradicts, planted or held-out tests
+    missing from a complete report (docs/METHODOLOGY.md, "Isolation"). Such a trial is scored
+    as a failure with correctness 0, never left out. Empty when none was seen."""
     grading_isolation: str | None = None
     """The sandbox level grading's commands (oracle, held-out tests, checks) ran in; None in
     records from before it was recorded."""
@@ -171,6 +176,7 @@ class Incident(BaseModel):
         "endpoint_down",
         "endpoint_reproved",
         "lane_stopped",
+        "tampered",
     ]
     trial_id: str | None = None
     detail: str

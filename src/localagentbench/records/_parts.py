@@ -57,6 +57,8 @@ class CommandsResult(_Part):
     """Why it failed, in one line; empty when it passed."""
     env_fault: str | None = None
     """A command could not run on this machine, in one line; None when every command ran."""
+    tampered: list[str] = Field(default_factory=list)
+    """Evidence that the runner's results were rewritten in-process (grading/_canary.py)."""
 
 
 class TaskTests(_Part):

@@ -35,7 +35,8 @@ from localagentbench.tasks import Task
 
 __all__ = ["BaselineCache", "baseline_cache_file"]
 
-STORE_VERSION = 1
+STORE_VERSION = 2
+"""2: pristine reports carry the units where sentinel tests were proven (grading._canary)."""
 
 
 class _Entry(BaseModel):

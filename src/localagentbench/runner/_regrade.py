@@ -55,6 +55,7 @@ COPIED_FIELDS = (
     "heldout",
     "checks",
     "not_transferred",
+    "tampered",
 )
 """Verdict fields the regrade summary's records take from the new verdict."""
 

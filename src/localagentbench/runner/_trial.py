@@ -235,10 +235,26 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
                 shared=env.grading,
             )
         grade_s = time.monotonic() - graded_at
-        if verdict.env_fault is not None and status != "infra_error":
+        if verdict.tampered:
+            env.run_dir.log_incident(
+                Incident(
+                    time=utc_now(),
+                    kind="tampered",
+                    trial_id=plan.id,
+                    detail="the graded run's results were forged in-process; scored as a "
+                    "failure: " + "; ".join(verdict.tampered[:3]),
+                    data={"evidence": verdict.tampered},
+                )
+            )
+        elif verdict.env_fault is not None and status != "infra_error":
             # The machine could not run the task's tests: never the model's failure.
             status, error = "infra_error", f"environment fault in grading: {verdict.env_fault}"
-        if traffic is not None and not verdict.success and status != "infra_error":
+        if (
+            traffic is not None
+            and not verdict.success
+            and not verdict.tampered
+            and status != "infra_error"
+        ):
             blamed = _endpoint_blame(env, plan, traffic)
             if blamed is not None:
                 status, error = "infra_error", blamed
@@ -291,6 +307,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         network_attempts=outcome.network_attempts if outcome else None,
         agent_cost_usd=_agent_cost(outcome.trajectory if outcome else None),
         tamper=tamper,
+        tampered=verdict.tampered,
         grading_isolation=verdict.isolation,
         not_transferred=verdict.not_transferred,
         visible=verdict.visible,
