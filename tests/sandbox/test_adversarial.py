@@ -225,9 +225,10 @@ def test_agent_secrets_stay_off_host_command_lines(jail: Sandbox, trial: dict[st
         assert not any("tok-not-in-argv" in arg for arg in jailed.argv)
 
 
-def test_multiprocessing_works_in_the_jail(jail: Sandbox, run_jailed: RunJailed) -> None:
+def test_multiprocessing_works_in_the_jail(bwrap: Sandbox, run_jailed: RunJailed) -> None:
     """Not an attack: an environment fault must never look like a model failure. Task tests
-    that use multiprocessing need POSIX semaphores (a writable /dev/shm)."""
+    that use multiprocessing need POSIX semaphores (a writable /dev/shm): bwrap gives each
+    jail its own. landlock cannot, and refuses them (`test_private_scratch`)."""
     python = "/usr/bin/python3"
     if not Path(python).exists():
         pytest.skip("needs /usr/bin/python3 (the harness's Python may be unreachable as nobody)")
@@ -237,7 +238,7 @@ def test_multiprocessing_works_in_the_jail(jail: Sandbox, run_jailed: RunJailed)
         "if __name__ == '__main__':\n"
         "    with mp.Pool(2) as pool: print(pool.map(square, [1, 2, 3]))\n"
     )
-    result = run_jailed(jail, [python, "-c", program])
+    result = run_jailed(bwrap, [python, "-c", program])
     assert result.stdout.strip() == "[1, 4, 9]", result.stderr
 
 

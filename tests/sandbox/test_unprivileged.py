@@ -215,3 +215,33 @@ def _child_pid(parent: int) -> int:
                     return int(entry)
         time.sleep(0.01)
     raise AssertionError("runuser never started its child")
+
+
+@pytest.mark.parametrize("started_by", ["as_user", "landlock_as_user"])
+def test_same_uid_scratch_files_stay_out_of_the_jail(
+    started_by: str, request: pytest.FixtureRequest
+) -> None:
+    """Threat (laptop): the agent runs as the user's own uid, so permissions do not stop it
+    reading the user's files in /tmp and /dev/shm (another trial's leftovers, a program's
+    shared memory) or leaving its own there for the next trial. bwrap shows private folders
+    in their place; landlock makes them unreadable and unwritable."""
+    user, run = request.getfixturevalue(started_by)
+    assert callable(run)
+    token = f"lab-leak-{secrets.token_hex(6)}"
+    planted = [Path("/tmp", token), Path("/dev/shm", token)]
+    left = [Path("/tmp", f"{token}-left"), Path("/dev/shm", f"{token}-left")]
+    try:
+        for path in planted:
+            path.write_text("secret\n")
+            os.chown(path, user.pw_uid, user.pw_gid)
+            path.chmod(0o600)
+        script = "".join(
+            f"cat {p} 2>/dev/null; echo x > {q} 2>/dev/null; "
+            for p, q in zip(planted, left, strict=True)
+        )
+        result = run(script + "echo done")
+        assert result.stdout.strip() == "done", result.stderr
+        assert [path for path in left if path.exists()] == []
+    finally:
+        for path in planted + left:
+            path.unlink(missing_ok=True)

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
+from localagentbench._proc import run_process
 from localagentbench.sandbox._wrapped import scratch_dir
 from localagentbench.tasks import load_tasks
 from localagentbench.workspace import (
+    KEEP_MARKER,
     PristineStore,
     make_scratch_root,
     mark_owner,
@@ -103,3 +108,68 @@ def test_jail_helper_folders_are_marked_for_the_sweep(tmp_path: Path):
         pid = (helper / OWNER_MARKER).read_text().split()[0]
         assert int(pid) == os.getpid()
         assert stat.S_IMODE(helper.stat().st_mode) == 0o711
+
+
+def test_sweep_leaves_a_dead_runs_kept_root(tmp_path: Path):
+    """`run --keep-workdir` marks its root: once that run has ended, the next process's
+    sweep must leave the kept workspaces to the user."""
+    kept = make_scratch_root(tmp_path, [], keep=True)
+    (kept / "t1" / "work").mkdir(parents=True)
+    (kept / OWNER_MARKER).write_text(f"{_dead_pid()} 1\n")
+    swept = _root(tmp_path, "lab-not-kept", f"{_dead_pid()} 1\n")
+    assert "keep-workdir" in (kept / KEEP_MARKER).read_text()
+    assert sweep_stale_roots(tmp_path) == [swept]
+    assert (kept / "t1" / "work").is_dir()
+
+
+def test_a_keep_marker_must_be_the_owners_own_file(tmp_path: Path):
+    """A link named like the marker (or a folder) does not keep a dead run's root."""
+    linked = _root(tmp_path, "lab-linked", f"{_dead_pid()} 1\n")
+    (linked / KEEP_MARKER).symlink_to(tmp_path / "elsewhere")
+    folder = _root(tmp_path, "lab-folder", f"{_dead_pid()} 1\n")
+    (folder / KEEP_MARKER).mkdir()
+    assert sweep_stale_roots(tmp_path) == [folder, linked]
+
+
+_KEEPING_RUN = """\
+import json, sys
+from pathlib import Path
+from localagentbench.runner import RunOptions, configuration_from_cli, execute
+suite, out, base = map(Path, sys.argv[1:4])
+config = configuration_from_cli("mock", None, mock_behavior="solve")
+options = RunOptions(
+    tasks_dir=suite, configurations=[config], out=out, keep_workdir=True, workdir_root=base
+)
+[record] = execute(options).run_dir.records()
+print(json.dumps({"workdir": record.workdir, "success": record.success}))
+"""
+
+
+def test_another_process_sweep_leaves_a_kept_workspace(make_task, tmp_path: Path):
+    """The reported failure: a kept workspace was deleted within seconds by another harness
+    process's sweep. One process runs with `keep_workdir` and exits; a second one's sweep
+    (as every run, check and doctor starts with) finds the root's owner gone and keeps it."""
+    suite = make_task().parent
+    base = tmp_path / "roots"
+    base.mkdir()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    ran = run_process(
+        [sys.executable, "-c", _KEEPING_RUN, str(suite), str(tmp_path / "run"), str(base)],
+        env=env,
+        timeout_s=300,
+    )
+    assert ran.exit_code == 0, ran.stderr
+    kept = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert kept["success"] is True
+    workdir = Path(kept["workdir"])
+    assert (workdir / "work" / "calc.py").is_file()
+    sweep = textwrap.dedent("""\
+        import sys
+        from pathlib import Path
+        from localagentbench.workspace import sweep_stale_roots
+        print(len(sweep_stale_roots(Path(sys.argv[1]))))
+    """)
+    swept = run_process([sys.executable, "-c", sweep, str(base)], env=env, timeout_s=120)
+    assert swept.exit_code == 0, swept.stderr
+    assert swept.stdout.strip() == "0"
+    assert "a + b" in (workdir / "work" / "calc.py").read_text()

@@ -468,7 +468,9 @@ def _plans(options: RunOptions, tasks: list[Task]) -> list[TrialPlan]:
 def _scratch_root(options: RunOptions, tasks: list[Task]) -> Iterator[tuple[Path, Reaper]]:
     """The run's randomly named workspace root, and the reaper that removes its finished
     trials' folders; all of it removed at the end unless kept."""
-    scratch = make_scratch_root(options.workdir_root, [t.file.parent for t in tasks])
+    scratch = make_scratch_root(
+        options.workdir_root, [t.file.parent for t in tasks], keep=options.keep_workdir
+    )
     reaper = Reaper()
     try:
         yield scratch, reaper

@@ -1,8 +1,10 @@
 """The bubblewrap backend: mount, PID, network, IPC and UTS namespaces around the agent.
 
 Inside, the agent sees an empty root with only: the system trees and a minimal /etc read-only,
-the toolchains and `spec.readonly` read-only, its workspace and HOME read-write, a private
-/tmp, the /proc of its own PID namespace, and a minimal /dev. Nothing else of the host exists
+the toolchains and `spec.readonly` read-only, its workspace and HOME read-write, a fresh
+tmpfs at /tmp, /var/tmp and /dev/shm (so nothing written there outlives the jail or reaches
+another), the /proc of its own PID namespace, a minimal /dev, and its own IPC namespace
+(SysV objects and POSIX message queues die with it). Nothing else of the host exists
 there, so the task tree, held-out tests, references, other trials and the run directory cannot
 be found by any path. See docs/METHODOLOGY.md, "Isolation", for the uid decision.
 """

@@ -50,15 +50,23 @@ class _Arch:
     must start fast, and dataclasses costs ~10 ms of imports)."""
 
     def __init__(
-        self, audit: int, unshare: int, clone: int, clone3: int, io_uring_setup: int, socket: int
+        self,
+        audit: int,
+        unshare: int,
+        clone: int,
+        clone3: int,
+        io_uring_setup: int,
+        socket: int,
+        ipc: tuple[int, ...],
     ) -> None:
         self.audit, self.unshare, self.clone, self.clone3 = audit, unshare, clone, clone3
-        self.io_uring_setup, self.socket = io_uring_setup, socket
+        self.io_uring_setup, self.socket, self.ipc = io_uring_setup, socket, ipc
 
 
+# ipc: shmget, semget, msgget, mq_open (the calls that make an IPC object outliving us).
 _ARCHES = {
-    "x86_64": _Arch(0xC000003E, 272, 56, 435, 425, 41),
-    "aarch64": _Arch(0xC00000B7, 97, 220, 435, 425, 198),
+    "x86_64": _Arch(0xC000003E, 272, 56, 435, 425, 41, (29, 64, 68, 240)),
+    "aarch64": _Arch(0xC00000B7, 97, 220, 435, 425, 198, (194, 190, 186, 180)),
 }
 
 # landlock: syscalls are numbered alike on every architecture that has them.
@@ -134,13 +142,16 @@ def _assemble(program: list[tuple[object, ...]]) -> bytes:
     return b"".join(code)
 
 
-def install_seccomp(deny_unix_sockets: bool = False) -> bool:
+def install_seccomp(deny_unix_sockets: bool = False, deny_ipc: bool = False) -> bool:
     """Install a seccomp filter; return False (doing nothing) on an unknown architecture.
 
     Refused: creating a user namespace (clone/unshare with CLONE_NEWUSER: EPERM; clone3,
     whose flags a filter cannot read, answers ENOSYS so libc falls back to clone); io_uring
-    (it would bypass the socket rule); x32 and foreign-architecture syscalls; and, with
-    `deny_unix_sockets`, socket(AF_UNIX), for jails that share the host's unix sockets.
+    (it would bypass the socket rule); x32 and foreign-architecture syscalls; with
+    `deny_unix_sockets`, socket(AF_UNIX), for jails that share the host's unix sockets; and
+    with `deny_ipc`, getting a SysV shared memory segment, semaphore set or message queue or
+    opening a POSIX message queue (EPERM), for jails that share the host's IPC namespace:
+    such objects outlive the jail, and the next one could read what this one left there.
     """
     arch = _ARCHES.get(os.uname().machine)
     if arch is None:
@@ -161,6 +172,8 @@ def install_seccomp(deny_unix_sockets: bool = False) -> bool:
     ]
     if deny_unix_sockets:
         program += [(jeq, arch.socket, "family")]
+    if deny_ipc:
+        program += [(jeq, number, "eperm") for number in arch.ipc]
     program += [
         (ret, _RET_ALLOW),
         ("label", "flags"),

@@ -6,9 +6,17 @@ and execution only under the system trees, a minimal /etc, /proc and the toolcha
 only in the workspace, HOME and a few /dev nodes. TCP bind is denied and TCP connect allowed
 only to the gateway port (ABI 4+; older kernels get no network restriction, and the level
 says so). Weaker than bwrap: hidden paths inside visible trees (the installed suite in
-site-packages) are unreadable but can be listed (see `_kernel._carve`), /tmp is not
-writable (TMPDIR points into HOME), there is no PID namespace (the launcher supervises as a
-subreaper and kills every descendant when the agent ends), and UDP is not restricted.
+site-packages) are unreadable but can be listed (see `_kernel._carve`), there is no PID
+namespace (the launcher supervises as a subreaper and kills every descendant when the agent
+ends), and UDP is not restricted.
+
+Scratch: landlock cannot give a jail a private /tmp or /dev/shm (it cannot mount), so both,
+shared with the host and with every other jail, are neither readable nor writable; so is
+/var/tmp. The jail's only scratch is `TMPDIR`, a folder in its HOME, counted
+(`outside_writes`) and emptied when the jail ends. SysV IPC objects and POSIX message queues,
+which would outlive the jail, cannot be created (seccomp). The cost: POSIX semaphores live in
+/dev/shm, so Python's multiprocessing (Lock, Queue, Pool, ProcessPoolExecutor) fails under
+landlock with PermissionError; tasks that use it need bwrap.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from localagentbench.sandbox._spec import SandboxError, SandboxSpec, SandboxUnav
 from localagentbench.sandbox._wrapped import (
     Wrapped,
     create_report,
+    empty_folder,
     lend_trees,
     new_scratch_path,
     scratch_dir,
@@ -42,9 +51,18 @@ from localagentbench.sandbox._wrapped import (
 __all__ = ["LandlockSandbox"]
 
 _READ_ONLY = (*SYSTEM_TREES, *ETC_FILES, "/etc/passwd", "/etc/group", "/etc/hosts", "/proc")
-_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/shm")
-"""Writable device paths; /dev/shm (shared with the host: landlock cannot make a private one)
-holds the POSIX semaphores multiprocessing needs."""
+_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+"""Writable device nodes (files, not folders: nothing can be created through them). Not
+/dev/shm: it is the host's, shared by every jail, so a file written there (held-out tests
+copied by the agent's code during grading) would outlive the jail for the next trial to read.
+Python's multiprocessing needs it for its POSIX semaphores and so fails here (use bwrap). Not
+/dev/tty either: the agent runs in a new session without a controlling terminal."""
+_TMPDIR = ".tmp"
+"""The jail's scratch folder inside its HOME, given as TMPDIR unless the spec names another
+place than the shared scratch folders."""
+_SHARED_SCRATCH = ("", "/tmp", "/var/tmp", "/dev/shm")
+"""TMPDIR values meaning "the jail's scratch" (bwrap mounts a private one at each): here
+neither readable nor writable, so replaced by the jail's own folder."""
 
 
 def _unsearchable_parent(path: Path) -> Path | None:
@@ -176,16 +194,20 @@ class LandlockSandbox:
                         "searchable): install toolchains outside private home directories"
                     )
         ports = [spec.gateway_port] if spec.network == "gateway" else []
+        tmpdir = spec.home / _TMPDIR
         drop_env = [TAG_VARIABLE] + ([] if "LC_CTYPE" in spec.env else ["LC_CTYPE"])
         config: dict[str, object] = {
             "limits": limits_config(spec),
             "uid": jail.uid,
             "gid": jail.gid,
-            # Landlock does not confine connect() on the host's pathname unix sockets.
-            "seccomp": {"deny_unix_sockets": True},
+            # Landlock does not confine connect() on the host's pathname unix sockets, nor
+            # SysV IPC and POSIX message queues, which outlive the jail.
+            "seccomp": {"deny_unix_sockets": True, "deny_ipc": True},
             "supervise": True,
             "report": str(scratch / "report"),
             "drop_env": drop_env,
+            # What the agent left in its TMPDIR: the counterpart of bwrap's private /tmp.
+            "count_scratch": {"trees": [str(tmpdir)], "made": []},
             "landlock": {
                 "ro": [*_READ_ONLY, *map(str, jail.readonly), str(LAUNCHER_DIR)],
                 "rw": [str(spec.workspace), str(spec.home), *_DEVICES],
@@ -194,15 +216,18 @@ class LandlockSandbox:
             },
         }
         env = dict(spec.env)
-        tmpdir = spec.home / ".tmp"
-        env.setdefault("TMPDIR", str(tmpdir))
+        if env.get("TMPDIR", "/tmp").rstrip("/") in _SHARED_SCRATCH:
+            env["TMPDIR"] = str(tmpdir)  # "the jail's scratch", which here is this folder
         self._warn_once(warnings)
 
         def setup(stack: contextlib.ExitStack[bool | None]) -> None:
             if jail.uid is not None:
                 _check_searchable([spec.workspace, spec.home], jail.uid)
                 _check_program(argv[0], spec.env.get("PATH"), jail.uid)
+            empty_folder(tmpdir)  # a fresh, real folder: never a link the agent left there
             tmpdir.mkdir(exist_ok=True)
+            # Registered first, so it runs last: once the tree is the harness's again.
+            stack.callback(empty_folder, tmpdir)
             stack.enter_context(scratch_dir(scratch))
             create_report(scratch / "report")
             if jail.uid is not None and jail.gid is not None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import marshal
 import os
 import resource
+import stat
 import sys
 import time
 
@@ -122,10 +123,10 @@ def _descendants() -> list[int]:
             continue
         try:
             with open(f"/proc/{entry}/stat", "rb") as f:
-                stat = f.read()
+                raw = f.read()
         except OSError:
             continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
+        fields = raw[raw.rfind(b")") + 2 :].split()
         parents[int(entry)] = int(fields[1])
     found: list[int] = []
     frontier = {os.getpid()}
@@ -156,12 +157,16 @@ def _entries_below(root: str, made: set[str], cap: int = 100_000) -> int:
 
     Mount points (another device: the workspace, HOME, toolchains) are neither counted nor
     entered; `made`, the folders bwrap created to hold them, are entered but not counted.
-    A folder the agent made unreadable counts once.
+    A folder the agent made unreadable counts once; so does a link put in place of `root`
+    (landlock's TMPDIR lies in the agent's HOME), which is never followed.
     """
     try:
-        device = os.stat(root).st_dev
+        info = os.lstat(root)
     except OSError:
         return 0
+    if not stat.S_ISDIR(info.st_mode):
+        return 1
+    device = info.st_dev
     found = 0
     stack = [root]
     while stack and found < cap:

@@ -2,7 +2,7 @@
 
 The run shares one backend between concurrent trials; an agent adapter returns only what it
 knows about its process. Wrapping the backend per trial lets the runner read what the jails
-themselves counted (files left outside the workspace) without every adapter passing it on.
+themselves counted (files left in their scratch) without every adapter passing it on.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ class ObservedSandbox:
 
     @property
     def outside_writes(self) -> int | None:
-        """Entries left in the private /tmp trees summed over this trial's jails; None when
-        any jail could not count them (landlock, none, a jail that never started)."""
+        """Entries left in the jails' own scratch (`Wrapped.outside_writes`) summed over this
+        trial's jails; None when any jail could not count them (none, a jail that never
+        started)."""
         counts = [w.outside_writes for w in self._made]
         if not counts or any(c is None for c in counts):
             return None

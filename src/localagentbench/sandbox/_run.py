@@ -27,7 +27,9 @@ class JailedRun:
     network_attempts: int | None
     """Connections and datagrams tried other than to the gateway (bwrap only; all failed)."""
     outside_writes: int | None
-    """Files and folders left in the jail's private /tmp, /var/tmp, /dev/shm (bwrap only)."""
+    """Files and folders left in the jail's own scratch, all removed with it: bwrap's
+    private /tmp, /var/tmp and /dev/shm, landlock's TMPDIR. None under none (no scratch of
+    its own) or when unknown."""
     warnings: tuple[str, ...]
     """Weaknesses of this jail (e.g. landlock without network restriction)."""
 

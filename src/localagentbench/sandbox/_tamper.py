@@ -70,10 +70,11 @@ class TamperReport(BaseModel):
     changes: list[FileChange] = Field(default_factory=list)
     """Every change found, sorted by path."""
     outside_writes: int | None = None
-    """Files and folders the agent left outside its workspace and HOME: in the bwrap jail's
-    private /tmp, /var/tmp and /dev/shm when it ended (all thrown away with the jail). Writes
-    that were refused (read-only or missing paths) are not seen. None when not measured
-    (landlock: /tmp is not writable at all; none: the host's /tmp cannot be attributed)."""
+    """Files and folders the agent left in its jail's own scratch when it ended, all thrown
+    away with the jail: bwrap's private /tmp, /var/tmp and /dev/shm; landlock's TMPDIR (a
+    folder in HOME: the shared /tmp and /dev/shm are out of its reach). Writes that were
+    refused (read-only or missing paths) are not seen. None when not measured (none: the
+    host's /tmp cannot be attributed)."""
 
     @property
     def tampered(self) -> bool:

@@ -6,6 +6,7 @@ import contextlib
 import os
 import secrets
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ __all__ = [
     "Wrapped",
     "chown_tree",
     "create_report",
+    "empty_folder",
     "new_scratch_path",
 ]
 
@@ -96,6 +98,36 @@ def scratch_dir(path: Path) -> Iterator[Path]:
         shutil.rmtree(path, ignore_errors=True)
 
 
+def empty_folder(path: Path) -> None:
+    """Remove everything inside the folder `path` once its jail has ended.
+
+    Nothing is followed: a link (or file) the jail put where the folder was is removed
+    itself. Folders the agent made unreadable are opened up first, which their owner may
+    do, so a harness that is not root removes them too.
+    """
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(info.st_mode):
+        path.unlink(missing_ok=True)
+        return
+    folders = [path]
+    while folders:
+        folder = folders.pop()
+        with contextlib.suppress(OSError):
+            folder.chmod(0o700 | stat.S_IMODE(folder.lstat().st_mode))
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+            folders += [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)]
+    with os.scandir(path) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+
+
 def create_report(path: Path) -> None:
     """An empty report file only the harness's uid can open (the launcher opens it early)."""
     os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
@@ -139,8 +171,9 @@ class Wrapped:
     """Set on leaving the block (bwrap only): TCP connections and datagrams the agent tried
     other than to the gateway; all failed. None when unknown."""
     outside_writes: int | None = None
-    """Set on leaving the block (bwrap only): files and folders the agent left in the jail's
-    private /tmp, /var/tmp and /dev/shm, thrown away with the jail. None when unknown."""
+    """Set on leaving the block: files and folders the agent left in the jail's own scratch,
+    thrown away with the jail (bwrap: its private /tmp, /var/tmp and /dev/shm; landlock: its
+    TMPDIR, emptied). None when unknown (the none backend, a jail that never started)."""
     _setup: Setup | None = field(default=None, repr=False)
     _stack: contextlib.ExitStack[bool | None] | None = field(default=None, repr=False)
 

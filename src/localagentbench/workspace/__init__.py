@@ -10,6 +10,7 @@ from localagentbench.workspace._pristine import (
 )
 from localagentbench.workspace._tar import extract_tar
 from localagentbench.workspace._trial import (
+    KEEP_MARKER,
     GuardEvent,
     Reaper,
     TrialDirs,
@@ -22,6 +23,7 @@ from localagentbench.workspace._trial import (
 
 __all__ = [
     "GIT_ENV",
+    "KEEP_MARKER",
     "GuardEvent",
     "Pristine",
     "PristineStore",

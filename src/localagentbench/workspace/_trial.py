@@ -16,6 +16,7 @@ from localagentbench.tasks import FixtureRepo, Task
 from localagentbench.workspace._pristine import Pristine, tree_digest, unpack, verify_unpacked
 
 __all__ = [
+    "KEEP_MARKER",
     "OWNER_MARKER",
     "GuardEvent",
     "Reaper",
@@ -29,6 +30,9 @@ __all__ = [
 
 OWNER_MARKER = ".lab-owner"
 """File inside a scratch root naming the process that made it: ``PID START_TIME``."""
+KEEP_MARKER = ".lab-keep"
+"""File inside a scratch root whose trial folders the user asked to keep (``run
+--keep-workdir``): the sweep never removes such a root, even once its owner is gone."""
 _ROOT_PREFIX = "lab-"
 _SEARCHABLE = 0o711
 """Scratch roots and trial roots: the agent's uid may pass through (landlock checks the real
@@ -142,8 +146,9 @@ def sweep_stale_roots(base: Path | None = None) -> list[Path]:
     """Remove the scratch roots under `base` (default: the temp folder) of runs that died.
 
     Only folders named ``lab-*`` holding an owner marker whose process is gone are removed;
-    anything else (a live run's root, folders of other tools, roots of older versions without
-    a marker) is left alone. Returns what was removed.
+    anything else (a live run's root, a root whose workspaces were kept (`KEEP_MARKER`),
+    folders of other tools, roots of older versions without a marker) is left alone.
+    Returns what was removed.
     """
     folder = Path(tempfile.gettempdir()) if base is None else base
     removed: list[Path] = []
@@ -159,6 +164,8 @@ def sweep_stale_roots(base: Path | None = None) -> list[Path]:
                 continue  # a link, a file, or another user's run: not ours to judge
             if not marker.is_file() or marker.lstat().st_uid != st.st_uid:
                 continue
+            if _kept(root, st.st_uid):
+                continue
         except OSError:
             continue
         if _owner_alive(marker):
@@ -169,11 +176,22 @@ def sweep_stale_roots(base: Path | None = None) -> list[Path]:
     return removed
 
 
-def make_scratch_root(base: Path | None, task_roots: list[Path]) -> Path:
+def _kept(root: Path, owner: int) -> bool:
+    """Whether `root` holds a keep marker written by its owner (a link never counts)."""
+    try:
+        st = (root / KEEP_MARKER).lstat()
+    except FileNotFoundError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_uid == owner
+
+
+def make_scratch_root(base: Path | None, task_roots: list[Path], *, keep: bool = False) -> Path:
     """A randomly named root for workspaces, refusing any place inside a task tree.
 
     Mode 0711 (see `_SEARCHABLE`), with an owner marker so that a later run removes it
-    (`sweep_stale_roots`, called here first) if this process dies without cleaning up.
+    (`sweep_stale_roots`, called here first) if this process dies without cleaning up;
+    with `keep` (the user keeps the workspaces), a `KEEP_MARKER` too, so that no later
+    sweep removes it: the user does.
     """
     sweep_stale_roots(base)
     root = Path(tempfile.mkdtemp(prefix=_ROOT_PREFIX, dir=base)).resolve()
@@ -183,6 +201,10 @@ def make_scratch_root(base: Path | None, task_roots: list[Path]) -> Path:
             shutil.rmtree(root, ignore_errors=True)
             raise ValueError(f"workspace root {root} would be inside the task tree {resolved}")
     mark_owner(root)
+    if keep:
+        (root / KEEP_MARKER).write_text(
+            "kept by `run --keep-workdir`: never swept; remove this folder when done\n"
+        )
     root.chmod(_SEARCHABLE)
     return root
 
