@@ -14,7 +14,9 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import tempfile
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,7 @@ from labtest import script
 from localagentbench.records import TrialRecord
 from localagentbench.runner import RunOptions, configuration_from_cli, execute
 from localagentbench.sandbox import SandboxError, select
+from sandbox._helpers import reachable_python
 
 SANDBOXES = ["bwrap", "landlock"]
 
@@ -45,27 +48,32 @@ def sandbox(request: pytest.FixtureRequest) -> str:
     return name
 
 
-def _python_out_of_reach() -> str | None:
-    """Why landlock's jail uid (65534, the harness being root) cannot run this interpreter:
-    a folder on its way is closed to others (/root is 0700). The as-user test
-    (test_as_user.py) runs these attacks from a venv of the system Python instead."""
-    if os.geteuid() != 0:
-        return None
-    for folder in Path(sys.executable).resolve().parents:
-        if not folder.stat().st_mode & 0o001:
-            return f"{sys.executable} is under {folder}, closed to landlock's jail uid"
-    return None
+@pytest.fixture(scope="module")
+def open_python() -> Iterator[Path]:
+    """A harness Python uid 65534 can run, for landlock as root (see
+    `tests/sandbox/_helpers.reachable_python`): the tests' own may sit under /root (0700)."""
+    base = Path(tempfile.mkdtemp(prefix="lab-test-open-"))
+    base.chmod(0o755)
+    try:
+        yield reachable_python(base)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture
-def attack(tmp_path: Path, sandbox: str):
+def attack(
+    tmp_path: Path,
+    sandbox: str,
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+):
     """Run a shell attack as a command agent on the task folder given; the one record."""
 
+    if sandbox == "landlock" and os.geteuid() == 0:
+        # As root the jail's uid 65534 cannot run a Python under /root: use one it can.
+        monkeypatch.setattr(sys, "executable", str(request.getfixturevalue("open_python")))
+
     def run(task: Path, body: str) -> TrialRecord:
-        language = yaml.safe_load((task / "task.yaml").read_text()).get("language")
-        why = _python_out_of_reach() if sandbox == "landlock" and language == "python" else None
-        if why is not None:
-            pytest.skip(why)
         agent = script(tmp_path / "attack.sh", body)
         config = configuration_from_cli("command", None, agent_cmd=str(agent))
         options = RunOptions(

@@ -12,6 +12,7 @@ from localagentbench.grading._canary import CanaryJudge
 from localagentbench.grading._faults import classify_fault
 from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._reports import (
+    PYTEST_BOOT,
     TestReport,
     detect_runner,
     instrument,
@@ -25,10 +26,21 @@ GO_JSON_CAP = 50_000_000
 """Bytes of ``go test -json`` stdout kept: the report must not be cut."""
 
 
+def _shown(argv: list[str]) -> tuple[list[str], str]:
+    """``argv`` as a log shows it: pytest's hermetic start (`PYTEST_BOOT`) as the ``-m pytest``
+    it stands for, with a note saying so."""
+    if PYTEST_BOOT not in argv:
+        return argv, ""
+    i = argv.index(PYTEST_BOOT)
+    note = "# pytest started with the tree off sys.path until it had loaded (hermetic start)\n"
+    return [*argv[: i - 1], "-m", "pytest", *argv[i + 1 :]], note
+
+
 def _log(path: Path, argv: list[str], jail: str, result: ProcessResult) -> None:
     status = "timeout" if result.timed_out else f"exit {result.exit_code}"
+    argv, note = _shown(argv)
     text = (
-        f"$ {' '.join(argv)}\n# {status} in {result.wall_s:.2f}s, jail: {jail}\n"
+        f"$ {' '.join(argv)}\n# {status} in {result.wall_s:.2f}s, jail: {jail}\n{note}"
         f"{'# could not start: ' + result.start_error + chr(10) if result.start_error else ''}"
         f"--- stdout ---\n{result.stdout}\n--- stderr ---\n{result.stderr}\n"
     )

@@ -1,0 +1,236 @@
+"""Sentinel tests (grading/_canary.py): planted so the real runners report them, judged so a
+forged run is caught and an honest one never accused."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from localagentbench._proc import ProcessResult, run_process
+from localagentbench.grading._canary import (
+    Canaries,
+    CanaryJudge,
+    Sentinel,
+    disable_agent_test_mains,
+    held_out_ids,
+    plant,
+    planting_units,
+    proven_units,
+)
+from localagentbench.grading._reports import TestReport, instrument, parse_report
+
+
+def _result(exit_code: int | None, *, timed_out: bool = False) -> ProcessResult:
+    return ProcessResult(
+        argv=("pytest",),
+        exit_code=exit_code,
+        timed_out=timed_out,
+        wall_s=0.1,
+        stdout="",
+        stderr="",
+        stdout_bytes=0,
+        stderr_bytes=0,
+        truncated=False,
+    )
+
+
+CANARIES = Canaries(
+    (
+        Sentinel("test_aaa", "tests/test_h.py", "pass"),
+        Sentinel("test_bbb", "tests/test_h.py", "fail"),
+    ),
+    frozenset({"tests/test_h.py::test_real"}),
+)
+
+
+def _report(**cases: str) -> TestReport:
+    report = TestReport()
+    for name, outcome in cases.items():
+        report.add(f"tests/test_h.py::{name}", outcome)  # type: ignore[arg-type]
+    return report
+
+
+def test_only_the_must_fail_sentinel_failing_with_exit_1_is_a_pass():
+    judge = CanaryJudge(CANARIES)
+    report = _report(test_aaa="passed", test_bbb="failed", test_real="passed")
+    ok, clean = judge.command(["pytest"], _result(1), report)
+    assert ok is True
+    assert clean is not None
+    assert set(clean.cases) == {"tests/test_h.py::test_real"}  # sentinels never counted
+    assert judge.finish() == []
+
+
+def test_a_real_failure_beside_the_sentinel_fails_without_accusing():
+    judge = CanaryJudge(CANARIES)
+    ok, _ = judge.command(
+        ["pytest"], _result(1), _report(test_aaa="passed", test_bbb="failed", test_real="failed")
+    )
+    assert ok is False
+    assert judge.finish() == []
+
+
+def test_must_fail_sentinel_reported_passing_is_tampering():
+    """Threat: the code under test turns every failure into a pass in-process."""
+    judge = CanaryJudge(CANARIES)
+    ok, _ = judge.command(
+        ["pytest"], _result(0), _report(test_aaa="passed", test_bbb="passed", test_real="passed")
+    )
+    assert ok is False
+    [evidence] = judge.finish()
+    assert "must-fail sentinel test_bbb" in evidence
+    assert "reported passed" in evidence
+
+
+def test_exit_0_beside_a_failed_sentinel_is_a_forged_exit_status():
+    """Threat: the reports are left alone but the process ends with status 0 (os._exit)."""
+    judge = CanaryJudge(CANARIES)
+    ok, _ = judge.command(
+        ["pytest"], _result(0), _report(test_aaa="passed", test_bbb="failed", test_real="failed")
+    )
+    assert ok is False
+    assert any("exited 0" in line for line in judge.finish())
+
+
+def test_sentinels_and_heldout_tests_missing_from_a_complete_report():
+    """Threat: the report is rewritten to list only passing tests the agent chose."""
+    judge = CanaryJudge(CANARIES)
+    ok, _ = judge.command(["pytest"], _result(0), TestReport())
+    assert ok is True  # the command alone looks clean: only the whole run tells
+    evidence = judge.finish()
+    assert any("missing from every report" in line for line in evidence)
+    assert any("tests/test_h.py::test_real" in line for line in evidence)
+
+
+def test_nothing_is_missing_when_the_file_failed_as_a_whole_or_the_run_was_cut():
+    """An import error in the agent's code or a timeout is a failure, not tampering."""
+    broken = TestReport()
+    broken.add("tests/test_h.py::", "failed")
+    broken.unit_failures["tests/test_h.py"] = "tests/test_h.py::"
+    judge = CanaryJudge(CANARIES)
+    assert judge.command(["pytest"], _result(1), broken)[0] is False
+    assert judge.finish() == []
+    cut = CanaryJudge(CANARIES)
+    assert cut.command(["pytest"], _result(None, timed_out=True), None)[0] is False
+    assert cut.finish() == []
+
+
+def test_proven_units_need_both_sentinels_right():
+    judge = CanaryJudge(CANARIES)
+    judge.command(["pytest"], _result(1), _report(test_aaa="passed", test_bbb="failed"))
+    assert proven_units(CANARIES, judge.outcomes) == ["tests/test_h.py"]
+    skipped = CanaryJudge(CANARIES)
+    skipped.command(["pytest"], _result(0), _report(test_aaa="skipped", test_bbb="skipped"))
+    assert proven_units(CANARIES, skipped.outcomes) == []
+
+
+def test_held_out_ids_leave_out_parametrised_cases_and_subtests():
+    report = TestReport()
+    for case in (
+        "tests/test_h.py::test_a",
+        "tests/test_h.py::test_p[1]",
+        "tests/test_v.py::test_visible",
+        "example.com/m::TestHeldout",
+        "example.com/m::TestHeldout/sub",
+    ):
+        report.add(case, "passed")
+    assert held_out_ids(report, ["tests/test_h.py"], {"TestHeldout"}) == {
+        "tests/test_h.py::test_a",
+        "example.com/m::TestHeldout",
+    }
+
+
+def _run_planted(tree: Path, argv: list[str], runner: str) -> TestReport | None:
+    report_file = tree.parent / "report.xml"
+    result = run_process(
+        instrument(argv, runner, report_file),  # type: ignore[arg-type]
+        cwd=tree,
+        env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(tree.parent)},
+        timeout_s=120,
+        output_cap=10_000_000,
+    )
+    assert result.exit_code == 1, result.stdout + result.stderr  # the must-fail sentinel
+    return parse_report(runner, report_file, result.stdout, tree)  # type: ignore[arg-type]
+
+
+def _planted_and_proven(tree: Path, rel: str, argv: list[str], runner: str) -> None:
+    units = planting_units(tree, [rel])
+    canaries = plant(tree, units)
+    assert len(canaries.sentinels) == 2
+    judge = CanaryJudge(canaries)
+    report = _run_planted(tree, argv, runner)
+    ok, clean = judge.command(argv, _result(1), report)
+    assert ok is True
+    assert proven_units(canaries, judge.outcomes) == units
+    assert clean is not None
+    assert clean.passed == clean.total == 1
+
+
+def test_pytest_sentinels_run_in_the_held_out_file(tmp_path):
+    tree = tmp_path / "tree"
+    (tree / "tests").mkdir(parents=True)
+    (tree / "tests" / "test_h.py").write_text("def test_real():\n    assert 1 + 1 == 2\n")
+    _planted_and_proven(
+        tree, "tests/test_h.py", [sys.executable, "-m", "pytest", "-q", "tests"], "pytest"
+    )
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node (apt-get install nodejs)")
+@pytest.mark.parametrize("module", [False, True], ids=["commonjs", "esm"])
+def test_node_sentinels_use_the_files_module_system(tmp_path, module):
+    tree = tmp_path / "tree"
+    (tree / "tests").mkdir(parents=True)
+    (tree / "package.json").write_text('{"type": "module"}\n' if module else "{}\n")
+    head = (
+        "import test from 'node:test';\nimport assert from 'node:assert';\n"
+        if module
+        else "const test = require('node:test');\nconst assert = require('node:assert');\n"
+    )
+    body = "test('real', () => { assert.deepStrictEqual([1], [1]); });\n"
+    (tree / "tests" / "h.test.js").write_text(head + body)
+    _planted_and_proven(tree, "tests/h.test.js", ["node", "--test", "tests/"], "node")
+    assert "deepStrictEqual(" in (tree / "tests" / "h.test.js").read_text().split("real")[-1]
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="needs go (apt-get install golang-go)")
+def test_go_sentinels_join_the_held_out_package(tmp_path):
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "go.mod").write_text("module example.com/m\n\ngo 1.19\n")
+    (tree / "pkg" / "p.go").write_text("package pkg\n\nfunc One() int { return 1 }\n")
+    (tree / "pkg" / "p_heldout_test.go").write_text(
+        textwrap.dedent("""\
+            package pkg_test
+
+            import (
+                "testing"
+
+                "example.com/m/pkg"
+            )
+
+            func TestReal(t *testing.T) {
+                if pkg.One() != 1 {
+                    t.Fatal("one")
+                }
+            }
+        """)
+    )
+    argv = ["env", "GOFLAGS=-mod=mod", "GOPROXY=off", "go", "test", "./..."]
+    _planted_and_proven(tree, "pkg/p_heldout_test.go", argv, "go")
+
+
+def test_agent_testmain_renamed_only_where_the_agent_wrote_it(tmp_path):
+    pristine, tree = tmp_path / "pristine", tmp_path / "tree"
+    main = 'package p\n\nimport "testing"\n\nfunc TestMain(m *testing.M) { m.Run() }\n'
+    for root in (pristine, tree):
+        root.mkdir()
+        (root / "own_test.go").write_text(main)
+    (tree / "zz_test.go").write_text(main.replace("m.Run()", "println(1)"))
+    (tree / "heldout_test.go").write_text(main)
+    assert disable_agent_test_mains(tree, pristine, ["heldout_test.go"]) == ["zz_test.go"]
+    assert "func TestMain(" not in (tree / "zz_test.go").read_text()
+    assert "func TestMain(" in (tree / "own_test.go").read_text()
+    assert "func TestMain(" in (tree / "heldout_test.go").read_text()
