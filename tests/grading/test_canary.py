@@ -234,3 +234,59 @@ def test_agent_testmain_renamed_only_where_the_agent_wrote_it(tmp_path):
     assert "func TestMain(" not in (tree / "zz_test.go").read_text()
     assert "func TestMain(" in (tree / "own_test.go").read_text()
     assert "func TestMain(" in (tree / "heldout_test.go").read_text()
+
+
+def test_sentinel_names_read_like_their_neighbours(tmp_path):
+    """Threat: code that spares tests with random-looking names and flips every other
+    failure. Sentinel names are made of the unit's own words, and never sit last."""
+    tree = tmp_path / "tree"
+    (tree / "tests").mkdir(parents=True)
+    source = "".join(f"def test_window_{w}():\n    assert True\n\n\n" for w in ("mean", "median"))
+    (tree / "tests" / "test_h.py").write_text(source)
+    canaries = plant(tree, ["tests/test_h.py"])
+    text = (tree / "tests" / "test_h.py").read_text()
+    for sentinel in canaries.sentinels:
+        words = sentinel.name.removeprefix("test_").split("_")
+        assert words[-1].isdigit()
+        assert {"window", "mean", "median", "true", "assert"} & set(words[:-2]) or words
+        assert all(w.isalpha() for w in words[:-1])
+        assert f"def {sentinel.name}():" in text
+    compile(text, "test_h.py", "exec")  # still a valid module wherever they went
+
+
+@pytest.mark.parametrize(
+    ("argv", "module"),
+    [
+        (["python", "-m", "pytest", "-q", "tests"], "pytest"),
+        (["env", "A=1", "python3", "-X", "dev", "-m", "unittest", "test_calc"], "unittest"),
+    ],
+)
+def test_python_dash_m_starts_without_the_tree_on_the_path(tmp_path, argv, module):
+    """Threat: `python -m X` puts the working folder first, so a `X/` package there runs
+    instead of the runner (pytest, unittest, anything a task names)."""
+    from localagentbench.grading._reports import hermetic_python, shown_argv
+
+    (tmp_path / module).mkdir()
+    for name in ("__init__.py", "__main__.py"):
+        (tmp_path / module / name).write_text("raise SystemExit('shadow ran')\n")
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (tmp_path / "test_calc.py").write_text(
+        "import unittest\nfrom calc import add\n\n\n"
+        "class T(unittest.TestCase):\n"
+        "    def test_add(self):\n"
+        "        self.assertEqual(add(1, 2), 3)\n"
+    )
+    argv = [a if a != "tests" else "test_calc.py" for a in argv]
+    argv = [sys.executable if a in ("python", "python3") else a for a in argv]
+    rewritten = hermetic_python(argv)
+    assert shown_argv(rewritten) == argv
+    result = run_process(rewritten, cwd=tmp_path, timeout_s=120)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "shadow ran" not in result.stdout + result.stderr
+
+
+def test_other_commands_are_left_alone():
+    from localagentbench.grading._reports import hermetic_python
+
+    for argv in (["git", "commit", "-m", "x"], ["python", "run.py", "-m", "pytest"], ["pytest"]):
+        assert hermetic_python(argv) == argv

@@ -12,11 +12,12 @@ from localagentbench.grading._canary import CanaryJudge
 from localagentbench.grading._faults import classify_fault
 from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._reports import (
-    PYTEST_BOOT,
     TestReport,
     detect_runner,
+    hermetic_python,
     instrument,
     parse_report,
+    shown_argv,
 )
 from localagentbench.grading._results import CommandsResult
 
@@ -26,21 +27,12 @@ GO_JSON_CAP = 50_000_000
 """Bytes of ``go test -json`` stdout kept: the report must not be cut."""
 
 
-def _shown(argv: list[str]) -> tuple[list[str], str]:
-    """``argv`` as a log shows it: pytest's hermetic start (`PYTEST_BOOT`) as the ``-m pytest``
-    it stands for, with a note saying so."""
-    if PYTEST_BOOT not in argv:
-        return argv, ""
-    i = argv.index(PYTEST_BOOT)
-    note = "# pytest started with the tree off sys.path until it had loaded (hermetic start)\n"
-    return [*argv[: i - 1], "-m", "pytest", *argv[i + 1 :]], note
-
-
 def _log(path: Path, argv: list[str], jail: str, result: ProcessResult) -> None:
     status = "timeout" if result.timed_out else f"exit {result.exit_code}"
-    argv, note = _shown(argv)
+    shown = shown_argv(argv)
+    note = "" if shown == argv else "# started with the tree off sys.path until the runner loaded\n"
     text = (
-        f"$ {' '.join(argv)}\n# {status} in {result.wall_s:.2f}s, jail: {jail}\n{note}"
+        f"$ {' '.join(shown)}\n# {status} in {result.wall_s:.2f}s, jail: {jail}\n{note}"
         f"{'# could not start: ' + result.start_error + chr(10) if result.start_error else ''}"
         f"--- stdout ---\n{result.stdout}\n--- stderr ---\n{result.stderr}\n"
     )
@@ -68,6 +60,7 @@ def run_one(
         report_file.unlink(missing_ok=True)
         argv = instrument(argv, runner, report_file)
     cap = GO_JSON_CAP if runner == "go" else 1_000_000
+    argv = hermetic_python(argv)
     result = jail.run(
         argv, cwd=cwd, timeout_s=timeout_s, output_cap=cap, protect=protect, cancel=cancel
     )
