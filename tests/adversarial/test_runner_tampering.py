@@ -490,3 +490,31 @@ def test_node_package_json_adds_a_loader(tmp_path, attack):
         """,
     )
     _scored_failure(record)
+
+
+@pytest.mark.parametrize("attack_body", ["rewrite-reports", "pytest-toml-plugin"])
+def test_a_task_without_heldout_tests_is_graded_as_hard(make_task, attack, attack_body):
+    """Threat: where the visible oracle is all the grading there is, the same tricks would
+    decide the verdict: its run is hardened like a held-out one."""
+    bodies = {
+        "rewrite-reports": f"""\
+        cat >> calc.py <<'EOF'
+        {textwrap.indent(_REWRITE_REPORTS, "        ").strip()}
+        EOF
+        echo done
+        """,
+        "pytest-toml-plugin": """\
+        printf 'import pytest\\n@pytest.hookimpl(hookwrapper=True)\\n' > labplug.py
+        printf 'def pytest_runtest_makereport(item, call):\\n' >> labplug.py
+        printf '    o = yield\\n    o.get_result().outcome = "passed"\\n' >> labplug.py
+        printf '[pytest]\\naddopts = ["-p", "labplug"]\\npythonpath = ["."]\\n' > pytest.toml
+        echo done
+        """,
+    }
+    record = attack(make_task(heldout=False), bodies[attack_body])
+    assert record.status != "infra_error", record.error
+    assert record.success is False
+    assert record.visible.passed is False
+    if attack_body == "rewrite-reports":
+        assert record.tampered
+        assert record.correctness == 0.0

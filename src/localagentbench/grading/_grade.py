@@ -26,27 +26,14 @@ from pathlib import Path
 
 from localagentbench._io import atomic_write_text
 from localagentbench.grading._baseline import PristineBaseline
-from localagentbench.grading._canary import (
-    CanaryJudge,
-    disable_agent_test_mains,
-    go_test_names,
-    held_out_ids,
-    plant,
-    planting_units,
-    proven_units,
-)
 from localagentbench.grading._changes import made_no_change
 from localagentbench.grading._checks import CheckContext, run_check
 from localagentbench.grading._claims import claims_done
 from localagentbench.grading._commands import run_commands, run_commands_reported
 from localagentbench.grading._damage import damage as find_damage
 from localagentbench.grading._gocache import GoBuildSeeds
-from localagentbench.grading._inject import (
-    inject,
-    pristine_with_heldout,
-    restore_test_infra,
-    test_infra_paths,
-)
+from localagentbench.grading._hardened import hardened_run, prove_sentinels, sentinel_candidates
+from localagentbench.grading._inject import inject, pristine_with_heldout
 from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._lean import lean_proven
 from localagentbench.grading._reports import TestReport, detect_runner
@@ -86,69 +73,6 @@ def _seed_note(seed: Path) -> str:
         "# task's commands on the pristine tree once for the run; a copy per HOME, so nothing\n"
         "# the agent's code writes into its cache reaches another HOME or trial\n"
     )
-
-
-def _heldout_run(
-    task: Task,
-    *,
-    tree: Path,
-    pristine: Path | None,
-    before: TestReport | None,
-    jail: GradingJail,
-    log_dir: Path,
-    report_dir: Path,
-    cancel: threading.Event | None,
-) -> tuple[CommandsResult | None, TestReport | None, list[str]]:
-    """The held-out tests in the private copy ``tree``: the task's test set-up restored from
-    the pristine tree, the held-out files injected and, with the set-up, read-only; a Go
-    TestMain the agent wrote disabled; sentinels planted where the pristine run (``before``)
-    proved them (see `grading._canary`). Returns the result and report (None without held-out
-    tests) and the protected paths."""
-    if task.heldout is None:
-        return None, None, []
-    material = task.resolve(task.heldout.path)
-    if pristine is not None:
-        restored = restore_test_infra(pristine, tree)
-        atomic_write_text(log_dir / "heldout-restored.txt", "\n".join(restored) + "\n")
-    injected = inject(material, tree)
-    atomic_write_text(log_dir / "heldout-injected.txt", "\n".join(injected) + "\n")
-    judge = None
-    if pristine is not None:
-        disabled = disable_agent_test_mains(tree, pristine, injected)
-        if disabled:
-            atomic_write_text(
-                log_dir / "heldout-testmain-disabled.txt",
-                "# TestMain renamed in these Go test files the agent wrote or changed\n"
-                + "\n".join(disabled)
-                + "\n",
-            )
-        units = (before.sentinel_units or []) if before is not None else []
-        expected = held_out_ids(before, injected, go_test_names(tree, injected))
-        canaries = plant(tree, units, expected)
-        judge = CanaryJudge(canaries)
-        atomic_write_text(
-            log_dir / "heldout-sentinels.txt",
-            "# sentinel tests planted for this trial (name, unit, must)\n"
-            + "".join(f"{c.name} {c.unit} {c.must}\n" for c in canaries.sentinels),
-        )
-    protected = sorted({*injected, *test_infra_paths(tree)})
-    heldout, report = run_commands_reported(
-        task.heldout.command,
-        timeout_s=task.heldout.timeout_s,
-        cwd=tree,
-        jail=jail,
-        log_dir=log_dir,
-        label="heldout",
-        cancel=cancel,
-        report_dir=report_dir,
-        protect=[tree / rel for rel in protected],
-        judge=judge,
-    )
-    if pristine is not None:
-        # The held-out run executed the agent's code in `tree`: undo any test set-up
-        # it added there (what was protected could not change).
-        restore_test_infra(pristine, tree)
-    return heldout, report, protected
 
 
 def grade(
@@ -212,7 +136,7 @@ def grade(
             log_dir=log_dir,
             cancel=cancel,
             baseline=baseline,
-            canaries=heldout_files(task),
+            candidates=sentinel_candidates(task, pristine),
         )
         lean = lean_proven(
             spec.command,
@@ -236,6 +160,23 @@ def grade(
             atomic_write_text(log_dir / "pytest-plugins.txt", _LEAN_NOTE)
 
     def visible_run() -> tuple[CommandsResult, TestReport | None]:
+        if task.heldout is None and pristine is not None:
+            # The visible oracle is the graded run: hardened like a held-out one, in a copy of
+            # its own (the checks read `tree` as the agent left it, without sentinels).
+            graded = _fresh(scratch / "graded")
+            private_copy(workspace, graded)
+            result, report, _ = hardened_run(
+                task,
+                label="visible",
+                tree=graded,
+                pristine=pristine,
+                before=before,
+                jail=jail.lean(lean),
+                log_dir=log_dir,
+                report_dir=reports / "visible",
+                cancel=cancel,
+            )
+            return result, report
         return run_commands_reported(
             task.oracle.command,
             timeout_s=task.oracle.timeout_s,
@@ -255,15 +196,20 @@ def grade(
         visible_future = pool.submit(visible_run) if beside else None
         if visible_future is None:
             visible, visible_report = visible_run()
-        heldout, heldout_report, protected = _heldout_run(
-            task,
-            tree=tree,
-            pristine=pristine,
-            before=before,
-            jail=hidden_jail.lean(lean),
-            log_dir=log_dir,
-            report_dir=hidden_reports / "heldout",
-            cancel=cancel,
+        heldout, heldout_report, protected = (
+            hardened_run(
+                task,
+                label="heldout",
+                tree=tree,
+                pristine=pristine,
+                before=before,
+                jail=hidden_jail.lean(lean),
+                log_dir=log_dir,
+                report_dir=hidden_reports / "heldout",
+                cancel=cancel,
+            )
+            if task.heldout is not None
+            else (None, None, [])
         )
         if visible_future is not None:
             visible, visible_report = visible_future.result()
@@ -310,7 +256,7 @@ def grade(
     )
     correctness_checks = all(c.passed for c in checks if not c.compliance)
     hidden_ok = heldout.passed if heldout is not None else True
-    tampered = heldout.tampered if heldout is not None else []
+    tampered = heldout.tampered if heldout is not None else visible.tampered
     success = visible.passed and hidden_ok and correctness_checks and not tampered
     claimed = claims_done(final_answer)
     correctness = counted.fraction if counted.fraction is not None else float(success)
@@ -395,15 +341,14 @@ def _pristine_report(
     cancel: threading.Event | None,
     baseline: PristineBaseline[TestReport | None] | None,
     label: str = "pristine",
-    canaries: list[str] | None = None,
+    candidates: list[str] | None = None,
 ) -> TestReport | None:
     """The graded commands (held-out, else the visible oracle) on the pristine tree: which
     tests are the task's, and how they stood before the agent (None: no usable report).
 
-    With ``canaries`` (the held-out files, relative) the run goes in a copy of ``tree`` with
-    sentinels planted in each of them that can take one; the units where they came out as
-    they must are kept in the report's ``sentinel_units``, and the sentinels are left out of
-    it (``tree`` itself stays unplanted for the named-test runs)."""
+    With ``candidates`` (files sentinels may go in, see `sentinel_candidates`) the same
+    commands run again in a planted copy of ``tree`` and the units proven there are kept in
+    the report's ``sentinel_units`` (see `prove_sentinels`); ``tree`` stays unplanted."""
 
     def pristine_run() -> TestReport | None:
         _, report = run_commands_reported(
@@ -419,9 +364,9 @@ def _pristine_report(
         if report is not None:  # kept with the results, for a run that reuses them
             logs = sorted(log_dir.glob(f"{label}-*.log"))
             report.log = "\n".join(p.read_text(errors="replace") for p in logs)
-            if canaries is not None:
-                report.sentinel_units = _prove_sentinels(
-                    commands, timeout_s, tree, canaries, jail, log_dir, cancel, report
+            if candidates is not None:
+                report.sentinel_units = prove_sentinels(
+                    commands, timeout_s, tree, candidates, jail, log_dir, cancel, report
                 )
         return report
 
@@ -435,55 +380,6 @@ def _pristine_report(
             f"and reused from {baseline.stored[key]}; that run's log:\n{report.log}",
         )
     return report
-
-
-def _prove_sentinels(
-    commands: list[list[str]],
-    timeout_s: float,
-    tree: Path,
-    heldout: list[str],
-    jail: GradingJail,
-    log_dir: Path,
-    cancel: threading.Event | None,
-    clean: TestReport,
-) -> list[str]:
-    """The held-out units where planted sentinels are proven on the pristine tree: a copy of
-    ``tree`` with sentinels in every unit that can take one is run as ``clean`` was; a unit is
-    proven when its sentinels came out as they must, and none is when planting changed any
-    other test's outcome (a file it broke, a runner it confused)."""
-    where = _fresh(tree.with_name(tree.name + "-sentinels"))
-    private_copy(tree, where)
-    planted = plant(where, planting_units(where, heldout))
-    if not planted.sentinels:
-        return []
-    judge = CanaryJudge(planted)
-    _, report = run_commands_reported(
-        commands,
-        timeout_s=timeout_s,
-        cwd=where,
-        jail=jail,
-        log_dir=log_dir,
-        label="pristine-sentinels",
-        cancel=cancel,
-        report_dir=jail.home / ".lab-reports",
-        judge=judge,
-    )
-    shutil.rmtree(where, ignore_errors=True)
-    if report is None or report.cases != clean.cases:
-        return []
-    return proven_units(planted, judge.outcomes)
-
-
-def heldout_files(task: Task) -> list[str] | None:
-    """The held-out material's files, relative (None: the task has no held-out tests)."""
-    if task.heldout is None:
-        return None
-    material = task.resolve(task.heldout.path)
-    return sorted(
-        p.relative_to(material).as_posix()
-        for p in material.rglob("*")
-        if p.is_file() and not p.is_symlink()
-    )
 
 
 def _task_tally(

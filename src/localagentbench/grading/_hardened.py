@@ -1,0 +1,158 @@
+"""The graded run, hardened: what decides success runs in a private copy the agent's files
+cannot configure, with sentinels that betray a runner rewritten in-process.
+
+The graded run is the held-out tests when the task has them, else the visible oracle. Either
+way it goes in a private copy of the graded tree where the task's test set-up (every runner
+configuration file, conftest files, Go module files) is put back as the pristine tree had it,
+a Go ``TestMain`` the agent wrote is disabled, and sentinel tests are planted in the units the
+pristine run proved them in (`grading._canary`). Python runners start without the tree on
+their import path (`grading._reports.hermetic_python`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from pathlib import Path
+
+from localagentbench._io import atomic_write_text
+from localagentbench.grading._canary import (
+    CanaryJudge,
+    disable_agent_test_mains,
+    go_test_names,
+    held_out_ids,
+    plant,
+    planting_units,
+    proven_units,
+)
+from localagentbench.grading._commands import run_commands_reported
+from localagentbench.grading._inject import inject, restore_test_infra, test_infra_paths
+from localagentbench.grading._jail import GradingJail
+from localagentbench.grading._reports import TestReport
+from localagentbench.grading._results import CommandsResult
+from localagentbench.grading._transfer import private_copy
+from localagentbench.tasks import Task
+
+__all__ = ["hardened_run", "prove_sentinels", "sentinel_candidates"]
+
+
+def sentinel_candidates(task: Task, pristine: Path) -> list[str]:
+    """The files sentinels may be planted in, relative: the held-out material's, else (the
+    visible oracle being the graded run) the pristine tree's own."""
+    root = task.resolve(task.heldout.path) if task.heldout is not None else pristine
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in (".git", "node_modules")]
+        for name in filenames:
+            path = Path(dirpath) / name
+            if not path.is_symlink():
+                found.append(path.relative_to(root).as_posix())
+    return sorted(found)
+
+
+def prove_sentinels(
+    commands: list[list[str]],
+    timeout_s: float,
+    tree: Path,
+    candidates: list[str],
+    jail: GradingJail,
+    log_dir: Path,
+    cancel: threading.Event | None,
+    clean: TestReport,
+) -> list[str]:
+    """The units where planted sentinels are proven on the pristine tree: a copy of ``tree``
+    with sentinels in every candidate unit is run as ``clean`` was; a unit is proven when its
+    sentinels came out as they must, and none is when planting changed any other test's
+    outcome (a file it broke, a runner it confused)."""
+    where = tree.with_name(tree.name + "-sentinels")
+    shutil.rmtree(where, ignore_errors=True)
+    private_copy(tree, where)
+    planted = plant(where, planting_units(where, candidates))
+    if not planted.sentinels:
+        shutil.rmtree(where, ignore_errors=True)
+        return []
+    judge = CanaryJudge(planted)
+    _, report = run_commands_reported(
+        commands,
+        timeout_s=timeout_s,
+        cwd=where,
+        jail=jail,
+        log_dir=log_dir,
+        label="pristine-sentinels",
+        cancel=cancel,
+        report_dir=jail.home / ".lab-reports",
+        judge=judge,
+    )
+    shutil.rmtree(where, ignore_errors=True)
+    if report is None or report.cases != clean.cases:
+        return []
+    return proven_units(planted, judge.outcomes)
+
+
+def hardened_run(
+    task: Task,
+    *,
+    label: str,
+    tree: Path,
+    pristine: Path | None,
+    before: TestReport | None,
+    jail: GradingJail,
+    log_dir: Path,
+    report_dir: Path,
+    cancel: threading.Event | None,
+) -> tuple[CommandsResult, TestReport | None, list[str]]:
+    """The graded run (``label`` heldout: the held-out tests, injected; visible: the oracle)
+    in the private copy ``tree``: the task's test set-up restored from the pristine tree and,
+    with the held-out files, read-only; a Go TestMain the agent wrote disabled; sentinels
+    planted where the pristine run (``before``) proved them. Returns the result, its report
+    and the protected paths."""
+    spec = task.heldout if label == "heldout" and task.heldout is not None else task.oracle
+    if pristine is not None:
+        restored = restore_test_infra(pristine, tree)
+        atomic_write_text(log_dir / f"{label}-restored.txt", "\n".join(restored) + "\n")
+    injected: list[str] = []
+    if task.heldout is not None and label == "heldout":
+        injected = inject(task.resolve(task.heldout.path), tree)
+        atomic_write_text(log_dir / "heldout-injected.txt", "\n".join(injected) + "\n")
+    judge = None
+    if pristine is not None:
+        disabled = disable_agent_test_mains(tree, pristine, injected)
+        if disabled:
+            atomic_write_text(
+                log_dir / f"{label}-testmain-disabled.txt",
+                "# TestMain renamed in these Go test files the agent wrote or changed\n"
+                + "\n".join(disabled)
+                + "\n",
+            )
+        units = (before.sentinel_units or []) if before is not None else []
+        # Held-out tests cannot change, so each must be reported; visible ones the agent
+        # may rename or remove (a rename task), so none is required by id.
+        expected = (
+            held_out_ids(before, injected, go_test_names(tree, injected)) if injected else set()
+        )
+        canaries = plant(tree, units, expected)
+        judge = CanaryJudge(canaries)
+        atomic_write_text(
+            log_dir / f"{label}-sentinels.txt",
+            "# sentinel tests planted for this trial (name, unit, must)\n"
+            + "".join(f"{c.name} {c.unit} {c.must}\n" for c in canaries.sentinels),
+        )
+    protected = sorted({*injected, *test_infra_paths(tree)})
+    result, report = run_commands_reported(
+        spec.command,
+        timeout_s=spec.timeout_s,
+        cwd=tree,
+        jail=jail,
+        log_dir=log_dir,
+        label=label,
+        cancel=cancel,
+        report_dir=report_dir,
+        protect=[tree / rel for rel in protected],
+        judge=judge,
+    )
+    if pristine is not None:
+        # The run executed the agent's code in `tree`: undo any test set-up it added there
+        # (what was protected could not change).
+        restore_test_infra(pristine, tree)
+    return result, report, protected
