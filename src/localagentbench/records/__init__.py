@@ -14,7 +14,7 @@ from localagentbench.records._models import (
     TrialRecord,
     UnrunnableTask,
 )
-from localagentbench.records._parts import CapKind, CapStop
+from localagentbench.records._parts import CapKind, CapStop, WorkspaceUse
 from localagentbench.records._pilot import (
     Pilot,
     estimate_wall_s,
@@ -112,6 +112,7 @@ __all__ = [
     "Tokens",
     "TrialRecord",
     "UnrunnableTask",
+    "WorkspaceUse",
     "compare",
     "compare_records",
     "detect_plan",
