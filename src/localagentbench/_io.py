@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["append_bytes", "append_jsonl", "atomic_write_bytes", "atomic_write_text", "load_yaml"]
+__all__ = [
+    "NO_SPACE",
+    "append_bytes",
+    "append_jsonl",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "load_yaml",
+    "no_space",
+]
+
+NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT})
+"""The errors of a write refused for lack of room: the disk is full, or the user's quota."""
+
+
+def no_space(error: BaseException) -> bool:
+    """Whether ``error`` is a write refused for lack of disk space or quota."""
+    return isinstance(error, OSError) and error.errno in NO_SPACE
 
 
 def load_yaml(text: str) -> Any:
@@ -45,13 +62,25 @@ def append_jsonl(path: Path, item: dict[str, Any]) -> None:
 
 
 def append_bytes(path: Path, data: bytes) -> None:
-    """Append ``data`` (whole lines) in one O_APPEND write, then fsync."""
+    """Append ``data`` (whole lines) in one O_APPEND write, then fsync.
+
+    A write refused (the disk filled up mid-line, or its flush failed) is taken back when
+    nobody appended after it, so readers never meet half a line; the error is raised."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         view = memoryview(data)
-        while view:  # a regular file takes it in one write; loop in case it does not
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
+        start = end = -1
+        try:
+            while view:  # a regular file takes it in one write; loop in case it does not
+                written = os.write(fd, view)
+                end = os.lseek(fd, 0, os.SEEK_CUR)
+                start = end - written if start < 0 else start
+                view = view[written:]
+            os.fsync(fd)
+        except OSError:
+            if 0 <= start < end and os.fstat(fd).st_size == end:
+                os.ftruncate(fd, start)
+            raise
     finally:
         os.close(fd)

@@ -307,6 +307,7 @@ def run(
             keep_workdir=keep_workdir or None,
             workdir_root=workdir_root,
             max_quota_wait_s=max_quota_wait,
+            min_free_mb=min_free_mb,
         )
     elif resume is not None:
         options = _restart(resume, flags, keep_workdir=keep_workdir, workdir_root=workdir_root)

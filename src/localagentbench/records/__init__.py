@@ -14,7 +14,7 @@ from localagentbench.records._models import (
     TrialRecord,
     UnrunnableTask,
 )
-from localagentbench.records._parts import CapKind, CapStop
+from localagentbench.records._parts import CapKind, CapStop, WorkspaceUse
 from localagentbench.records._pilot import (
     Pilot,
     estimate_wall_s,
@@ -35,7 +35,7 @@ from localagentbench.records._plan import (
 from localagentbench.records._prices import PRICES_FILE, Price, PriceTable, find_prices, load_prices
 from localagentbench.records._read import load_rows, load_run, load_runs
 from localagentbench.records._rows import ROW_VERSION, GatewayRow, TrialRow, as_rows, trial_row
-from localagentbench.records._rundir import RunDir, new_run_id, utc_now
+from localagentbench.records._rundir import RunDir, RunDirFull, new_run_id, utc_now
 from localagentbench.records._spend import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
@@ -104,6 +104,7 @@ __all__ = [
     "Rate",
     "Row",
     "RunDir",
+    "RunDirFull",
     "RunInfo",
     "Status",
     "Summary",
@@ -111,6 +112,7 @@ __all__ = [
     "Tokens",
     "TrialRecord",
     "UnrunnableTask",
+    "WorkspaceUse",
     "compare",
     "compare_records",
     "detect_plan",

@@ -16,6 +16,7 @@ from localagentbench.records._parts import (
     GatewayStats,
     TamperReport,
     TaskTests,
+    WorkspaceUse,
 )
 
 __all__ = [
@@ -149,6 +150,9 @@ class TrialRecord(BaseModel):
     cap: CapStop | None = None
     """For cap_hit: which cap ended the trial, whether the harness ended the agent, and the
     time that saved; None otherwise."""
+    workspace_use: WorkspaceUse | None = None
+    """What the agent's workspace and HOME held when it ended, against the trial's disk
+    budget; None in records from before the budget, or when the agent never ran."""
 
     @model_validator(mode="before")
     @classmethod

@@ -27,6 +27,7 @@ __all__ = [
     "RateLimitEvent",
     "TamperReport",
     "TaskTests",
+    "WorkspaceUse",
 ]
 
 CheckStatus = Literal["passed", "failed", "error"]
@@ -151,8 +152,9 @@ class GatewayStats(_Part):
     completion): the endpoint's fault, never the model's."""
 
 
-CapKind = Literal["max_requests", "max_tokens", "loop"]
-"""What ended a cap_hit trial: a gateway cap, or the loop detector."""
+CapKind = Literal["max_requests", "max_tokens", "loop", "disk", "files"]
+"""What ended a cap_hit trial: a gateway cap, the loop detector, or the trial's disk budget
+(``disk``: bytes, ``files``: entries in the agent's workspace and HOME)."""
 
 
 class CapStop(_Part):
@@ -171,6 +173,26 @@ class CapStop(_Part):
     """Seconds from the cap to the agent being down (harness only)."""
     saved_s: float | None = None
     """The agent's timeout minus its wall time: at most this much waiting was saved."""
+
+
+class WorkspaceUse(_Part):
+    """The agent's workspace and HOME as the disk budget watcher last measured them
+    (``record.workspace_use``), with the budget they were held to."""
+
+    bytes: int
+    """Bytes counted: each file's length or its allocated blocks, whichever is larger."""
+    files: int
+    """Entries counted (files, folders, links), the fixture's own included."""
+    complete: bool = True
+    """False: the walk stopped at a limit, so ``bytes`` and ``files`` are lower bounds."""
+    limit_mb: int
+    """The byte budget in MB (10^6 bytes): the task's ``resources.disk_mb`` or the default."""
+    limit_files: int
+    """The entry budget: the task's ``resources.files`` or the default."""
+    polls: int = 0
+    """Measurements made while the agent ran (the last one, after it ended, included)."""
+    poll_ms_max: float | None = None
+    """The slowest measurement, in milliseconds."""
 
 
 class FileChange(_Part):

@@ -8,11 +8,13 @@ import json
 import os
 import secrets
 import shutil
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from localagentbench._io import append_jsonl, atomic_write_text
+from localagentbench._io import append_jsonl, atomic_write_text, no_space
 from localagentbench.errors import RunDirError
 from localagentbench.records._index import RecordKey, TrialIndex, record_key
 from localagentbench.records._migrations import NewerVersionError, upgrade
@@ -20,7 +22,41 @@ from localagentbench.records._models import RECORD_VERSION, Incident, RunInfo, T
 from localagentbench.records._rows import TrialRow, trial_row
 from localagentbench.records._summary import Summary
 
-__all__ = ["RunDir", "new_run_id", "utc_now"]
+__all__ = ["RunDir", "RunDirFull", "new_run_id", "utc_now"]
+
+
+class RunDirFull(RunDirError):
+    """A file of the run directory could not be written for lack of disk space or quota.
+
+    The writers are atomic, so what was written before stays whole and the file that failed
+    is absent (or its old version kept); the run stops and ``--resume`` continues it."""
+
+    def __init__(self, path: Path, free_mb: float | None) -> None:
+        self.path = path
+        self.free_mb = free_mb
+        room = "" if free_mb is None else f", {free_mb:.0f} MB free there"
+        super().__init__(f"no space left on the disk holding {path} (writing it failed{room})")
+
+    @classmethod
+    def at(cls, path: Path) -> RunDirFull:
+        """The error for ``path``, with the free space of its nearest existing folder."""
+        for folder in (path, *path.parents):
+            try:
+                return cls(path, shutil.disk_usage(folder).free / 1e6)
+            except OSError:
+                continue
+        return cls(path, None)
+
+
+@contextlib.contextmanager
+def _room(path: Path) -> Iterator[None]:
+    """Turn a write of ``path`` refused for lack of space into `RunDirFull` (one line)."""
+    try:
+        yield
+    except OSError as e:
+        if no_space(e):
+            raise RunDirFull.at(path) from e
+        raise
 
 
 def utc_now() -> str:
@@ -38,6 +74,9 @@ class RunDir:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._unlogged: list[Incident] = []
+        """Incidents that found no room on the disk yet (`log_incident`)."""
+        self._log_lock = threading.Lock()
 
     @property
     def run_json(self) -> Path:
@@ -72,7 +111,8 @@ class RunDir:
 
     # run.json ---------------------------------------------------------------
     def write_info(self, info: RunInfo) -> None:
-        atomic_write_text(self.run_json, info.model_dump_json(indent=2))
+        with _room(self.run_json):
+            atomic_write_text(self.run_json, info.model_dump_json(indent=2))
 
     def read_info(self) -> RunInfo:
         if not self.run_json.is_file():
@@ -91,14 +131,16 @@ class RunDir:
     def write_record(self, record: TrialRecord) -> None:
         """Atomically write a trial's record (it exists whole or not at all), then its row in
         the run's index (`records._index`; a replaced record's old row is voided first).
-        The index is a cache: failing to append to it never fails the trial."""
+        The index is a cache: failing to append to it never fails the trial. No room for the
+        record raises `RunDirFull`."""
         path = self.record_path(record.trial_id)
         index = TrialIndex(self.path)
         if path.exists():
             with contextlib.suppress(OSError):
                 index.forget(record.trial_id)
         text = record.model_dump_json(indent=2)
-        atomic_write_text(path, text)
+        with _room(path):
+            atomic_write_text(path, text)
         # the row of the record as readers get it (the migration chain may fill fields in)
         stored = TrialRecord.model_validate_json(text)
         with contextlib.suppress(OSError):
@@ -181,7 +223,31 @@ class RunDir:
 
     # incidents and summary -------------------------------------------------
     def log_incident(self, incident: Incident) -> None:
-        append_jsonl(self.incidents_jsonl, json.loads(incident.model_dump_json()))
+        """Append one incident. One that finds no room on the disk (a disk full for a moment,
+        e.g. by an agent over its budget) is kept and appended, in order, with the next one
+        that does, or by `flush_incidents`: the run goes on, and loses none."""
+        with self._log_lock:
+            self._unlogged.append(incident)
+            with contextlib.suppress(RunDirFull):
+                self._append_unlogged()
+
+    def flush_incidents(self) -> None:
+        """Append the incidents kept for lack of room; `RunDirFull` when there still is none."""
+        with self._log_lock:
+            self._append_unlogged()
+
+    def _append_unlogged(self) -> None:
+        while self._unlogged:
+            try:
+                with _room(self.incidents_jsonl):
+                    item = json.loads(self._unlogged[0].model_dump_json())
+                    append_jsonl(self.incidents_jsonl, item)
+            except RunDirFull:
+                raise
+            except BaseException:
+                self._unlogged.pop(0)  # any other failure is that incident's own: raise it
+                raise
+            self._unlogged.pop(0)
 
     def incidents(self) -> list[Incident]:
         if not self.incidents_jsonl.is_file():
@@ -193,4 +259,5 @@ class RunDir:
         return items
 
     def write_summary(self, summary: Summary) -> None:
-        atomic_write_text(self.summary_json, summary.model_dump_json(indent=2))
+        with _room(self.summary_json):
+            atomic_write_text(self.summary_json, summary.model_dump_json(indent=2))

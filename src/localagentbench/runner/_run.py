@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from localagentbench._io import no_space
 from localagentbench.agents import Agent
 from localagentbench.errors import ConfigError, LabError, RunDirError
 from localagentbench.grading import GoBuildSeeds, PristineBaseline
 from localagentbench.records import (
     ConfigurationInfo,
     RunDir,
+    RunDirFull,
     RunInfo,
     Summary,
     TrialRecord,
@@ -28,6 +30,7 @@ from localagentbench.records import (
     utc_now,
 )
 from localagentbench.runner._baseline_cache import BaselineCache
+from localagentbench.runner._budget import DiskAlarm
 from localagentbench.runner._config import Configuration, with_model
 from localagentbench.runner._executor import Executor, LocalExecutor
 from localagentbench.runner._lanes import LaneGate, LaneView
@@ -65,7 +68,9 @@ class RunOptions:
     keep_workdir: bool = False
     workdir_root: Path | None = None
     min_free_mb: int = 500
-    """Stop starting trials when the run directory's disk has less free space."""
+    """Free space (MB) the run directory's disk must have for a trial to start, and that it
+    and the workspaces' disk must keep while agents run: below it the running trials are
+    infra_error and the run stops (`runner._budget`)."""
     max_reruns: int = 1
     """How many times an infra_error trial is run again within the run."""
     sandbox: str | None = None
@@ -208,6 +213,20 @@ def _nothing_left_on_failure(run_dir: RunDir, *, fresh: bool, made: Path | None)
         raise
 
 
+@contextlib.contextmanager
+def _no_room_in_one_line(run_dir: RunDir) -> Iterator[None]:
+    """A write refused for lack of space anywhere in the run's own bookkeeping (a folder
+    made, a file moved aside) ends the run with `RunDirFull`'s one line, not a traceback;
+    the records written so far are whole (atomic writes)."""
+    try:
+        yield
+    except OSError as e:
+        if not no_space(e):
+            raise
+        where = Path(e.filename) if isinstance(e.filename, str) else run_dir.path
+        raise RunDirFull.at(where) from e
+
+
 def _remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path)
@@ -269,7 +288,11 @@ def execute(
             )
 
     made = None if resume else _first_missing(run_dir.path)
-    with locked(run_dir), _nothing_left_on_failure(run_dir, fresh=not resume, made=made):
+    with (
+        _no_room_in_one_line(run_dir),
+        locked(run_dir),
+        _nothing_left_on_failure(run_dir, fresh=not resume, made=made),
+    ):
         pristine = _pristine_trees(PristineStore(run_dir.pristine), tasks)
         agent_versions = {c.id: hook(agents[c.id], "version") for c in options.configurations}
         if not resume:
@@ -306,6 +329,7 @@ def execute(
                 update = {"unrunnable": unrunnable, "tasks": [*info.tasks, *joined]}
                 run_dir.write_info(info.model_copy(update=update))
         cancel = threading.Event()
+        alarm = DiskAlarm(log=run_dir.log_incident)
         gate = LaneGate(
             max_quota_wait_s=options.max_quota_wait_s,
             reprove=reprove,
@@ -325,6 +349,7 @@ def execute(
             cancel,
             gate,
             tags,
+            alarm,
         ) as (executor, work):
             _record_executor(run_dir, executor)
             plans = _plans(options, tasks)
@@ -344,13 +369,16 @@ def execute(
                 scheduler.run()
             finally:  # also after Ctrl-C: the summary counts the trials kept
                 warm.join()
+                run_dir.flush_incidents()  # any a full disk held back; RunDirFull if still full
                 summary = _write_summary(run_dir, run_id, plans, unrunnable)
             return RunResult(
                 run_dir,
                 summary,
                 scheduler.ran,
                 scheduler.skipped,
-                scheduler.stopped_reason or getattr(executor, "stopped_reason", None),
+                alarm.reason
+                or scheduler.stopped_reason
+                or getattr(executor, "stopped_reason", None),
                 unrunnable,
             )
 
@@ -394,6 +422,7 @@ def _trials(
     cancel: threading.Event,
     gate: LaneGate,
     tags: Mapping[str, str],
+    alarm: DiskAlarm,
 ) -> Iterator[tuple[Executor, Work]]:
     """Where the run's trials go and the work each one is: threads here (the gateway, the
     scratch root and the trial environment of this process) or a Dask cluster."""
@@ -439,6 +468,8 @@ def _trials(
             baseline=PristineBaseline(BaselineCache(tasks, sandbox, tags=tags)),
             go_seeds=GoBuildSeeds(scratch / "go-build-seeds"),
             reaper=reaper,
+            min_free_mb=options.min_free_mb,
+            disk_alarm=alarm,
         )
         yield (
             executor or LocalExecutor(options.concurrency, options.lanes),

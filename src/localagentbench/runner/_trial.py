@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from localagentbench._io import atomic_write_bytes, atomic_write_text
+from localagentbench._io import atomic_write_bytes, atomic_write_text, no_space
 from localagentbench._proc import Cancelled
 from localagentbench.agents import Agent, AgentContext, AgentOutcome
 from localagentbench.errors import LabError
@@ -26,11 +26,13 @@ from localagentbench.records import (
     CapStop,
     Incident,
     RunDir,
+    RunDirFull,
     Status,
     Tokens,
     TrialRecord,
     utc_now,
 )
+from localagentbench.runner._budget import BudgetWatch, DiskAlarm, Limits, OverBudget
 from localagentbench.runner._config import Configuration
 from localagentbench.runner._lanes import LaneGate
 from localagentbench.runner._pipeline import GradeShared, grade_trial
@@ -107,6 +109,11 @@ class TrialEnv:
     """Warm Go build caches for the gradings, one per task version (see `grading._gocache`)."""
     reaper: Reaper | None = None
     """Removes finished trials' folders in the background; None: each trial removes its own."""
+    min_free_mb: float = 0
+    """Free space the run directory's and the workspaces' disks must keep while agents run
+    (``--min-free-mb``); 0: not watched."""
+    disk_alarm: DiskAlarm = field(default_factory=DiskAlarm)
+    """Sounded once a disk ran low: no further trial starts (`runner._budget`)."""
 
     @property
     def grading(self) -> GradeShared:
@@ -150,6 +157,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
     """Run one trial to a written record. Raises Cancelled (nothing recorded) on Ctrl-C."""
     task, config = plan.task, plan.config
     env.lanes.wait(plan.lane, env.cancel)  # LaneClosed: left for --resume, nothing written
+    env.disk_alarm.check()  # DiskLow (a LaneClosed): a disk ran low, the run starts no trial
     folder = env.run_dir.trial(plan.id)
     folder.mkdir(parents=True, exist_ok=True)
     pristine = env.pristine[task.key]
@@ -166,6 +174,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
     traffic: TrialStats | None = None
     tamper: TamperReport | None = None
     cap: CapStop | None = None
+    budget: BudgetWatch | None = None
     try:
         lock = env.guard_lock or threading.Lock()
         with lock:
@@ -204,10 +213,21 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
             cancel=env.cancel,
             stop=watch.stop,
         )
+        budget = BudgetWatch(
+            (dirs.work, dirs.home),
+            Limits.of(task),
+            watch.stop,
+            disks=(env.scratch_root, env.run_dir.path),
+            min_free_mb=env.min_free_mb,
+            alarm=env.disk_alarm,
+            trial_id=plan.id,
+        )
         agent_started = time.monotonic()
         try:
+            budget.start()
             outcome = agent.run(ctx)
         finally:
+            budget.close()
             watch.close()
             if route is not None and env.gateway is not None:
                 traffic = env.gateway.close_trial(plan.id)
@@ -216,6 +236,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         atomic_write_text(folder / "agent.stderr", outcome.stderr)
         if outcome.trajectory is not None:
             atomic_write_text(folder / "trajectory.json", json.dumps(outcome.trajectory, indent=2))
+        budget.enforce(outcome, agent_started, task.timeout_s)  # OverBudget, DiskLow: not graded
         diff, deleted = git_patch(dirs.git_dir, dirs.work)
         patch = diff.encode("utf-8", errors="surrogateescape")
         atomic_write_bytes(folder / "patch.diff", patch)
@@ -260,8 +281,11 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
                 status, error = "infra_error", blamed
     except Cancelled:
         raise
+    except OverBudget as e:  # the agent's folders passed their budget: a scored failure
+        status, error, cap = "cap_hit", str(e), e.stop
+        verdict = _not_graded(f"not graded: {error}")
     except (LabError, GatewayError, OSError) as e:
-        status, error = "infra_error", f"{type(e).__name__}: {e}"
+        status, error, cap = _harness_failed(env, plan, budget, e)
         verdict = _not_graded(f"not graded: {error}")
     except Exception as e:  # a harness bug: keep the run going, the trial is rerun, the trace kept
         atomic_write_text(folder / "harness-error.txt", traceback.format_exc())
@@ -272,7 +296,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         verdict = _not_graded(f"not graded: {error}")
     finally:
         if dirs is not None and not env.keep_workdir:
-            if env.reaper is not None:
+            if env.reaper is not None and not _short_of_space(env, budget):
                 env.reaper.remove(dirs.root)
             else:
                 dirs.remove()
@@ -327,11 +351,36 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         output_truncated=outcome.truncated if outcome else False,
         restored=restored,
         cap=cap if status == "cap_hit" else None,
+        workspace_use=budget.use() if budget is not None else None,
     )
     if env.keep_workdir and dirs is not None:
         record = record.model_copy(update={"workdir": str(dirs.root)})
-    env.run_dir.write_record(record)
+    try:
+        env.run_dir.write_record(record)
+    except RunDirFull as e:  # the trial is left for --resume, and so is every later one
+        raise env.disk_alarm.sound(str(e), plan.id) from e
     return record
+
+
+def _harness_failed(
+    env: TrialEnv, plan: TrialPlan, budget: BudgetWatch | None, e: Exception
+) -> tuple[Status, str, CapStop | None]:
+    """A harness step failed: the agent's failure (cap_hit) when its folders are past their
+    budget, for a disk it filled breaks git, copies and writes; else infra_error. No room on
+    a disk within budget sounds the run's disk alarm: no further trial starts."""
+    error = f"{type(e).__name__}: {e}"
+    over = budget.blame() if budget is not None else None
+    if over is not None:
+        return "cap_hit", f"{over.detail} ({error})", over
+    if no_space(e):
+        env.disk_alarm.sound(f"no space left on a disk of the run: {e}", plan.id)
+    return "infra_error", error, None
+
+
+def _short_of_space(env: TrialEnv, budget: BudgetWatch | None) -> bool:
+    """The trial's folders must go before its record is written: they are past their budget,
+    or a disk ran low."""
+    return (budget is not None and budget.tripped) or env.disk_alarm.reason is not None
 
 
 def _endpoint_blame(env: TrialEnv, plan: TrialPlan, traffic: TrialStats) -> str | None:

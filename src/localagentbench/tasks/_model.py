@@ -20,6 +20,7 @@ __all__ = [
     "HeldoutSpec",
     "FixtureRepo",
     "Provenance",
+    "Resources",
     "Task",
 ]
 
@@ -226,6 +227,40 @@ class Provenance(_Strict):
     """`generate`: the seed the candidates were drawn with (it also enters `version`)."""
 
 
+_LATER_RESOURCES = ("memory_mb", "cpus", "pids")
+"""Limits SPEC section 5 names that this version does not enforce yet."""
+
+
+class Resources(_Strict):
+    """Per-trial limits on what the agent may use (SPEC section 5). A limit left out takes
+    the harness's default; a trial stopped at a limit is ``cap_hit`` with the limit named.
+
+    Enforced now: ``disk_mb`` and ``files``, over the agent's workspace and private HOME,
+    while the agent runs (`runner._budget`). ``memory_mb``, ``cpus`` and ``pids`` are named
+    by the SPEC and refused until they are enforced: a limit the harness would silently
+    ignore is worse than none.
+    """
+
+    disk_mb: int | None = Field(default=None, ge=1)
+    """Megabytes (10^6 bytes) the workspace and HOME may hold together; a sparse file counts
+    its full length. Default: the harness's (1024)."""
+    files: int | None = Field(default=None, ge=1)
+    """Entries (files, folders, links) the workspace and HOME may hold together, the
+    fixture's own included. Default: the harness's (100000)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_yet(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for name in _LATER_RESOURCES:
+                if name in data:
+                    raise ValueError(
+                        f"{name} is not enforced by this version of the harness (only disk_mb "
+                        "and files are); remove it rather than rely on a limit that does not hold"
+                    )
+        return data
+
+
 _KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "command": ("command",),
     "contains": ("value",),
@@ -344,6 +379,8 @@ class Task(_Strict):
     cap_hit (the agent is ended at once)."""
     max_tokens: int | None = Field(default=None, ge=1)
     """Model tokens (prompt plus completion) the trial may spend; past it, as max_requests."""
+    resources: Resources = Field(default_factory=Resources)
+    """Per-trial limits (disk_mb, files); see `Resources`."""
     provenance: Provenance | None = None
     """Imported or generated tasks: where the material came from."""
     notes: str | None = None
