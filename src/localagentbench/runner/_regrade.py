@@ -159,7 +159,10 @@ def _regrade_one(
     notify: Callable[[str], None],
 ) -> TrialRecord:
     current = loaded.get(record.task_id)
-    if record.status == "infra_error" or current is None:
+    over_budget = record.cap is not None and record.cap.cap in ("disk", "files")
+    if record.status == "infra_error" or current is None or over_budget:
+        # Never graded: an infra error is rerun; a workspace past its disk or file budget
+        # left no patch to grade (the run's verdict, a scored failure, stands).
         return record
     if current.version != record.task_version:
         notify(
