@@ -401,11 +401,12 @@ def held_out_ids(
     if report is None:
         return set()
     files = set(injected)
+    stand_ins = {case for case in report.unit_failures.values() if case}
     ids = set()
     for case in report.cases:
         unit, _, name = case.rpartition("::")
-        if "[" in name or "/" in name:
-            continue
+        if "[" in name or "/" in name or case in stand_ins or unit in report.unit_failures:
+            continue  # a case standing for a file that failed whole is no test of its own
         if name in go_names or any(unit == f or f.endswith("/" + unit) for f in files):
             ids.add(case)
     return ids
