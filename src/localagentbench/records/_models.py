@@ -14,6 +14,7 @@ from localagentbench.records._parts import (
     CommandsResult,
     CorrectnessBasis,
     GatewayStats,
+    SuspiciousFlag,
     TamperReport,
     TaskTests,
 )
@@ -144,6 +145,10 @@ class TrialRecord(BaseModel):
     cap: CapStop | None = None
     """For cap_hit: which cap ended the trial, whether the harness ended the agent, and the
     time that saved; None otherwise."""
+    suspicious: list[SuspiciousFlag] = Field(default_factory=list)
+    """Tampering signatures in ``patch.diff`` (a runner shadowed, test files or runner
+    configuration changed...), tamper flags first; data for the reader, never a verdict.
+    Empty in records from before the scan."""
 
     @model_validator(mode="before")
     @classmethod
