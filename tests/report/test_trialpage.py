@@ -188,3 +188,16 @@ def test_report_md_counts_suspicious_trials_per_configuration(hostile_run):
     assert "- reference:" not in text.split("## Suspicious patches")[1].split("##")[0]
     plain = markdown_report(run.read_info(), summarise("r", records, "now"), records)
     assert "Suspicious patches" not in plain
+
+
+def test_the_site_index_counts_suspicious_trials_only_when_flagged(hostile_run):
+    from localagentbench.report._load import load_run
+    from localagentbench.report._site import render_index
+
+    run = load_run(hostile_run)
+    assert 'id="suspicious"' not in render_index(template_env(), [run], "t")
+    hostile = next(e for e in run.entries if e.config_id == "hostile")
+    hostile.suspicious_trials, hostile.suspicious_notices = 2, 1
+    html = render_index(template_env(), [run], "t")
+    assert '<a href="#suspicious">Suspicious patches</a>' in html
+    assert "<li>hostile: 2 trial(s) with tamper flags, 1 with notices only</li>" in html
