@@ -125,6 +125,7 @@ def test_a_runner_configuration_changed_is_a_notice(path, tmp_path):
         ("pyproject.toml", '[tool.pytest.ini_options]\naddopts = "-p evil"\n'),
         (".mocharc.yml", "require: ./hook.js\n"),
         ("jest.config.js", "module.exports = { setupFiles: ['./hook.js'] };\n"),
+        ("vitest.config.ts", "export default { test: { globalSetup: './g.ts' } };\n"),
     ],
 )
 def test_a_runner_configuration_that_loads_code_is_tamper(path, text, tmp_path):
@@ -182,6 +183,10 @@ def test_gitignore_added_is_a_notice_and_a_gitattributes_filter_is_tamper(tmp_pa
         ("src/index.js", "require('node:assert').equal = function () {};"),
         ("src/index.js", "Object.assign(assert, { ok() {} });"),
         ("src/index.js", "const t = require('node:test');"),
+        ("src/index.js", "process.reallyExit(0);"),
+        ("src/index.js", "delete require.cache[key];"),
+        ("src/index.js", "Module._load = hook;"),
+        ("lib.go", "//go:linkname runTests testing.runTests"),
         ("lib.go", 'fmt.Println("--- PASS: TestAdd (0.00s)")'),
         ("lib.go", 'exec.Command(os.Args[0], "-test.list", ".*")'),
         ("lib.go", "var m *testing.M"),

@@ -74,26 +74,29 @@ def parse_patch(patch: str) -> list[PatchFile]:
     """The files of a ``git diff`` text, in order (binary hunks carry no lines)."""
     files: list[PatchFile] = []
     current: PatchFile | None = None
+    added: list[tuple[int, str]] = []  # the current file's added lines, while in a hunk
     number = 0
     in_hunk = False
     for line in patch.split("\n"):
+        if in_hunk:  # the common case first: hunk lines carry a one-character prefix
+            head = line[:1]
+            if head == "+":
+                added.append((number, line[1:]))
+                number += 1
+                continue
+            if head == " ":
+                number += 1
+                continue
+            if head in ("-", "\\"):
+                continue  # a removed line or "\ No newline at end of file"
+            in_hunk = False
         if line.startswith("diff --git "):
             current = PatchFile(_git_line_paths(line))
             files.append(current)
-            in_hunk = False
+        elif current is None:
             continue
-        if current is None:
-            continue
-        hunk = _HUNK.match(line)
-        if hunk:
-            number, in_hunk = int(hunk.group(1)), True
-        elif in_hunk and line.startswith("+"):
-            current.added.append((number, line[1:]))
-            number += 1
-        elif in_hunk and line.startswith(" "):
-            number += 1
-        elif in_hunk:
-            continue  # a removed line or "\ No newline at end of file"
+        elif hunk := _HUNK.match(line):
+            number, in_hunk, added = int(hunk.group(1)), True, current.added
         elif line.startswith("new file mode"):
             current.change = "added"
             current.link = line.endswith("120000")

@@ -79,6 +79,10 @@ class LineSignature:
     """Only outside the test side: test files and other files in a test folder are skipped,
     ``conftest.py`` never (pytest runs it as a plugin)."""
     changes: frozenset[Change] = ANY_CHANGE
+    needles: tuple[str, ...] = ()
+    """Plain strings one of which every match contains: a file whose added text holds none
+    is skipped without running ``pattern`` (a large patch is scanned in C, not line by line
+    through the regular expression). Empty: always try ``pattern``."""
 
 
 _TEST_FILE = re.compile(
@@ -177,6 +181,15 @@ LINE_SIGNATURES: tuple[LineSignature, ...] = (
         ),
         _CODE,
         "pytest or unittest internals touched from outside a test file",
+        needles=(
+            "_pytest",
+            "pytest_",
+            "TestReport",
+            "sys.modules",
+            "TestResult",
+            "TestCase",
+            "_exit",
+        ),
         outside_tests=True,
     ),
     LineSignature(
@@ -192,6 +205,7 @@ LINE_SIGNATURES: tuple[LineSignature, ...] = (
         ),
         _CODE,
         "node:assert or node:test internals touched from outside a test file",
+        needles=("assert", "node:test", "reallyExit", "require.cache", "Module."),
         outside_tests=True,
     ),
     LineSignature(
@@ -204,6 +218,7 @@ LINE_SIGNATURES: tuple[LineSignature, ...] = (
         ),
         _CODE,
         "go test internals or its output touched from outside a test file",
+        needles=("testing.", "--- PASS", "--- FAIL", "-test.", "go:linkname"),
         outside_tests=True,
     ),
     LineSignature(
@@ -212,6 +227,7 @@ LINE_SIGNATURES: tuple[LineSignature, ...] = (
         re.compile(r"^\s*func\s+TestMain\s*\("),
         re.compile(r"\.go$"),
         "a TestMain decides what go test runs and reports",
+        needles=("TestMain",),
     ),
     LineSignature(
         "config-loads-code",
@@ -223,6 +239,18 @@ LINE_SIGNATURES: tuple[LineSignature, ...] = (
         ),
         _RUNNER_CONFIG,
         "the runner's configuration now loads code",
+        needles=(
+            "addopts",
+            "pytest_plugins",
+            "-p",
+            "--require",
+            "--import",
+            "loader",
+            "NODE_OPTIONS",
+            "setupFiles",
+            "globalSetup",
+            "testRunner",
+        ),
     ),
     LineSignature(
         "config-loads-code",
@@ -230,6 +258,7 @@ LINE_SIGNATURES: tuple[LineSignature, ...] = (
         re.compile(r"^\s*[\"']?(require|import|loader|node-option)[\"']?\s*:"),
         re.compile(r"(^|/)\.mocharc(\.[a-z]+)?$"),
         "mocha's configuration now loads code",
+        needles=("require", "import", "loader", "node-option"),
     ),
     LineSignature(
         "config-loads-code",
@@ -237,6 +266,7 @@ LINE_SIGNATURES: tuple[LineSignature, ...] = (
         re.compile(r"\"(pre|post)?test\"\s*:"),
         re.compile(r"(^|/)package\.json$"),
         "the test script changed",
+        needles=('test"',),
         changes=frozenset({"edited"}),
     ),
     LineSignature(
@@ -245,6 +275,7 @@ LINE_SIGNATURES: tuple[LineSignature, ...] = (
         re.compile(r"^\s*replace\b|=>"),
         re.compile(r"(^|/)go\.(mod|work)$"),
         "a replace directive swaps a module for other code",
+        needles=("replace", "=>"),
     ),
     LineSignature(
         "git-filter",
@@ -252,6 +283,7 @@ LINE_SIGNATURES: tuple[LineSignature, ...] = (
         re.compile(r"\bfilter=|working-tree-encoding|\bdiff=|-diff\b|\bbinary\b|\bident\b"),
         re.compile(r"(^|/)\.gitattributes$"),
         "an attribute changes how git reads or shows files",
+        needles=("filter=", "working-tree-encoding", "diff", "binary", "ident"),
     ),
 )
 """Signatures in the lines a patch adds."""
@@ -297,10 +329,13 @@ def _line_flags(file: PatchFile) -> Iterator[SuspiciousFlag]:
         return
     test = _test_side(file.path)
     seen: set[str] = set()
+    added = "\n".join(text for _, text in file.added)
     for sig in LINE_SIGNATURES:
         if sig.rule in seen or file.change not in sig.changes:
             continue
         if (sig.outside_tests and test) or not sig.files.search(file.path):
+            continue
+        if sig.needles and not any(needle in added for needle in sig.needles):
             continue
         hits = [(n, text) for n, text in file.added if sig.pattern.search(text)]
         if not hits:
