@@ -210,6 +210,12 @@ def test_runner_internals_in_test_files_are_not_runner_internals(path, tmp_path)
     assert "runner-internals" not in rules
 
 
+def test_a_python_helper_in_a_test_folder_is_not_exempt(tmp_path):
+    """The package could import it: tampering hidden in tests/_util.py still shows."""
+    flags = _flags(tmp_path, {"tests/_util.py": "from _pytest import reports\n"})
+    assert flags == [("runner-internals", "tamper", "tests/_util.py")]
+
+
 def test_a_document_mentioning_runner_internals_is_not_flagged(tmp_path):
     assert _flags(tmp_path, {"README.md": "Go prints --- PASS; pytest has _pytest.\n"}) == []
 

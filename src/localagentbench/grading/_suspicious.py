@@ -76,8 +76,8 @@ class LineSignature:
     what: str
     """What the signature means, for the flag's detail."""
     outside_tests: bool = False
-    """Only outside the test side: test files and other files in a test folder are skipped,
-    ``conftest.py`` never (pytest runs it as a plugin)."""
+    """Only outside the test side (``_test_side``): test files are skipped, ``conftest.py``
+    never (pytest runs it as a plugin)."""
     changes: frozenset[Change] = ANY_CHANGE
     needles: tuple[str, ...] = ()
     """Plain strings one of which every match contains: a file whose added text holds none
@@ -89,7 +89,8 @@ _TEST_FILE = re.compile(
     r"(^|/)(test_[^/]*\.py|[^/]*_test\.(py|go)|[^/]*\.(test|spec)\.(c|m)?[jt]sx?)$|(^|/)__tests__/"
 )
 """Test files by name: Python, Go, JavaScript and TypeScript conventions."""
-_TEST_FOLDER = re.compile(r"(^|/)(tests?|__tests__|testdata)/")
+_TEST_FOLDER = re.compile(r"(^|/)(tests?|__tests__)/")
+_SCRIPT = re.compile(r"\.(c|m)?[jt]sx?$")
 
 _RUNNER_MODULES = "pytest|_pytest|pluggy|iniconfig|packaging"
 _CODE = re.compile(r"\.(py|pyi|pth|go|js|mjs|cjs|jsx|ts|mts|cts|tsx|sh)$")
@@ -290,10 +291,11 @@ LINE_SIGNATURES: tuple[LineSignature, ...] = (
 
 
 def _test_side(path: str) -> bool:
-    """A test file, or a helper in a test folder; never ``conftest.py``."""
-    if path.rsplit("/", 1)[-1] == "conftest.py":
-        return False
-    return bool(_TEST_FILE.search(path) or _TEST_FOLDER.search(path))
+    """A test file by name, or a script in a test folder (node --test runs those as tests).
+    A Python or Go helper in a test folder is code the package may import, so it is not."""
+    if _TEST_FILE.search(path):
+        return True
+    return bool(_TEST_FOLDER.search(path) and _SCRIPT.search(path))
 
 
 def _escapes(path: str, target: str) -> bool:
