@@ -122,3 +122,22 @@ def test_a_configuration_summary_does_not_depend_on_the_others():
     alone = summarise("r", mine, "now").configurations["x"]
     together = summarise("r", mine + others, "now").configurations["x"]
     assert alone == together
+
+
+PTH_PATCH = (
+    "diff --git a/evil.pth b/evil.pth\nnew file mode 100644\n--- /dev/null\n+++ b/evil.pth\n"
+    "@@ -0,0 +1 @@\n+import evil\n"
+)
+
+
+def test_suspicious_flags_round_trip_and_old_records_have_none():
+    from localagentbench.grading import suspicious_patch
+
+    flags = suspicious_patch(PTH_PATCH)
+    record = trial_record("t", "c", 1, False, suspicious=flags)
+    again = TrialRecord.model_validate_json(record.model_dump_json())
+    assert again == record
+    [flag] = again.suspicious
+    assert (flag.rule, flag.severity, flag.path) == ("startup-hook", "tamper", "evil.pth")
+    old = TrialRecord.model_validate_json((GOLDEN / "record-v1.json").read_text())
+    assert old.suspicious == []

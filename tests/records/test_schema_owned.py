@@ -72,3 +72,13 @@ def test_stored_tamper_report_answers_like_the_stage_one() -> None:
     assert stored.tampered is True
     assert stored.paths("added") == ["tests/conftest.py"]
     assert stored.paths("deleted") == []
+
+
+def test_grading_suspicious_flags_convert_to_the_stored_shape() -> None:
+    from dataclasses import asdict
+
+    from localagentbench.grading import SuspiciousFlag
+
+    stage = SuspiciousFlag(rule="go-testmain", severity="tamper", path="a_test.go", detail="d")
+    stored = _parts.SuspiciousFlag.model_validate(stage)
+    assert stored.model_dump() == asdict(stage)

@@ -189,3 +189,28 @@ def test_infra_errors_never_enter_rates():
     assert config.false_success_among_all.n == 1
     assert config.timeout_fraction == 0.0
     assert config.infra_errors == 1
+
+
+def test_suspicious_trials_and_notices_are_counted_per_configuration():
+    """Any tamper flag makes a suspicious trial (infra errors included: the attempt shows
+    whatever the verdict); a trial with notices only is counted apart."""
+    from localagentbench.records._parts import SuspiciousFlag
+
+    tamper = SuspiciousFlag(rule="runner-shadow", severity="tamper", path="pytest.py", detail="d")
+    notice = SuspiciousFlag(rule="test-changed", severity="notice", path="test_a.py", detail="d")
+    records = [
+        trial_record("a", "x", 1, False, suspicious=[tamper, notice]),
+        trial_record("a", "x", 2, True, suspicious=[notice]),
+        trial_record("b", "x", 1, True),
+        trial_record("b", "x", 2, False, status="infra_error", suspicious=[tamper]),
+        trial_record("a", "y", 1, True),
+    ]
+    summary = summarise("r", records, "now")
+    x, y = summary.configurations["x"], summary.configurations["y"]
+    assert (x.suspicious_trials, x.suspicious_notices) == (2, 1)
+    assert (y.suspicious_trials, y.suspicious_notices) == (0, 0)
+    from localagentbench.records import trial_row
+
+    assert summarise("r", [trial_row(r) for r in records], "now") == summary
+    old = Summary.model_validate_json((GOLDEN / "summary-v1.json").read_text())
+    assert old.configurations["x"].suspicious_trials == 0

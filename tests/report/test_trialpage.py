@@ -143,3 +143,61 @@ def test_tool_calls_and_their_classes_are_listed_and_unobservable_use_says_so(
     assert "3 tool call(s), 2 to web search or fetch tools" in section
     blind = _render(trial_page(base, tmp_path / "none", None))
     assert "Tool use not observable" in blind
+
+
+FLAGS = [
+    {
+        "rule": "runner-shadow",
+        "severity": "tamper",
+        "path": "pytest/__init__.py",
+        "detail": "a module named <pytest> shadows it",
+    },
+    {"rule": "test-changed", "severity": "notice", "path": "tests/test_a.py", "detail": "edited"},
+]
+
+
+def test_suspicious_flags_are_listed_on_the_trial_page(hostile_run):
+    record = _record(hostile_run)
+    record = type(record).model_validate({**record.model_dump(), "suspicious": FLAGS})
+    html = _render(trial_page(record, None, prompt=None))
+    assert '<a href="#suspicious">1 tamper, 1 notice flag(s)</a>' in html
+    assert '<h3 id="suspicious">Suspicious patch</h3>' in html
+    assert "<code>pytest/__init__.py</code>" in html
+    assert "runner-shadow" in html
+    assert "a module named &lt;pytest&gt; shadows it" in html
+    clean = _render(trial_page(_record(hostile_run), None, prompt=None))
+    assert 'id="suspicious"' not in clean
+
+
+def test_report_md_counts_suspicious_trials_per_configuration(hostile_run):
+    from localagentbench.records import summarise
+    from localagentbench.report import markdown_report
+
+    run = RunDir(hostile_run)
+    records = run.records()
+    flagged = [
+        type(r).model_validate({**r.model_dump(), "suspicious": FLAGS[:1]})
+        if r.config_id == "hostile"
+        else r
+        for r in records
+    ]
+    text = markdown_report(run.read_info(), summarise("r", flagged, "now"), flagged)
+    assert "## Suspicious patches" in text
+    hostile = sum(r.config_id == "hostile" for r in records)
+    assert f"- hostile: {hostile} trial(s) with tamper flags, 0 with notices only" in text
+    assert "- reference:" not in text.split("## Suspicious patches")[1].split("##")[0]
+    plain = markdown_report(run.read_info(), summarise("r", records, "now"), records)
+    assert "Suspicious patches" not in plain
+
+
+def test_the_site_index_counts_suspicious_trials_only_when_flagged(hostile_run):
+    from localagentbench.report._load import load_run
+    from localagentbench.report._site import render_index
+
+    run = load_run(hostile_run)
+    assert 'id="suspicious"' not in render_index(template_env(), [run], "t")
+    hostile = next(e for e in run.entries if e.config_id == "hostile")
+    hostile.suspicious_trials, hostile.suspicious_notices = 2, 1
+    html = render_index(template_env(), [run], "t")
+    assert '<a href="#suspicious">Suspicious patches</a>' in html
+    assert "<li>hostile: 2 trial(s) with tamper flags, 1 with notices only</li>" in html

@@ -52,6 +52,7 @@ from localagentbench.grading._results import (
     TaskTests,
     Verdict,
 )
+from localagentbench.grading._suspicious import SuspiciousFlag, suspicious_patch
 from localagentbench.grading._transfer import private_copy
 
 __all__ = [
@@ -81,6 +82,7 @@ __all__ = [
     "CorrectnessBasis",
     "GradingJail",
     "TaskTests",
+    "SuspiciousFlag",
     "Runner",
     "TestReport",
     "Verdict",
@@ -96,4 +98,5 @@ __all__ = [
     "restore_test_infra",
     "run_check",
     "run_commands",
+    "suspicious_patch",
 ]

@@ -14,6 +14,7 @@ from localagentbench.records._parts import (
     CommandsResult,
     CorrectnessBasis,
     GatewayStats,
+    SuspiciousFlag,
     TamperReport,
     TaskTests,
     WorkspaceUse,
@@ -153,6 +154,10 @@ class TrialRecord(BaseModel):
     workspace_use: WorkspaceUse | None = None
     """What the agent's workspace and HOME held when it ended, against the trial's disk
     budget; None in records from before the budget, or when the agent never ran."""
+    suspicious: list[SuspiciousFlag] = Field(default_factory=list)
+    """Tampering signatures in ``patch.diff`` (a runner shadowed, test files or runner
+    configuration changed...), tamper flags first; data for the reader, never a verdict.
+    Empty in records from before the scan."""
 
     @model_validator(mode="before")
     @classmethod

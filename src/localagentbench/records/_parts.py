@@ -25,6 +25,7 @@ __all__ = [
     "FileChange",
     "GatewayStats",
     "RateLimitEvent",
+    "SuspiciousFlag",
     "TamperReport",
     "TaskTests",
     "WorkspaceUse",
@@ -219,3 +220,17 @@ class TamperReport(_Part):
     def paths(self, kind: ChangeKind) -> list[str]:
         """Paths with one kind of change."""
         return [c.path for c in self.changes if c.kind == kind]
+
+
+class SuspiciousFlag(_Part):
+    """A tampering signature found in the trial's patch (grading's ``suspicious_patch``):
+    shown to the reader, never part of the verdict."""
+
+    rule: str
+    """The signature, e.g. ``runner-shadow`` (docs/METHODOLOGY.md lists them)."""
+    severity: Literal["tamper", "notice"]
+    """tamper: no place in an ordinary fix; notice: worth a look, honest agents do it too."""
+    path: str
+    """The file of the patch it was found in."""
+    detail: str
+    """What was found, in one line."""

@@ -10,6 +10,7 @@ row per trial so a large run is read without opening every record.json.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -17,7 +18,7 @@ from localagentbench.records._models import Status, Tokens, TrialRecord
 
 __all__ = ["ROW_VERSION", "GatewayRow", "TrialRow", "as_rows", "trial_row"]
 
-ROW_VERSION = 1
+ROW_VERSION = 2
 """Bump when `trial_row` keeps a new field or computes one differently: rows of another
 version are never used (the index falls back to the records)."""
 
@@ -63,6 +64,13 @@ class TrialRow(BaseModel):
     gateway: GatewayRow | None = None
     network_attempts: int | None = None
     agent_cost_usd: float | None = None
+    suspicious: Literal["tamper", "notice"] | None = None
+    """The most severe of the record's ``suspicious`` flags; None when it has none."""
+
+
+def _worst(record: TrialRecord) -> Literal["tamper", "notice"] | None:
+    severities = {flag.severity for flag in record.suspicious}
+    return "tamper" if "tamper" in severities else "notice" if severities else None
 
 
 def trial_row(record: TrialRecord) -> TrialRow:
@@ -103,6 +111,7 @@ def trial_row(record: TrialRecord) -> TrialRow:
         ),
         network_attempts=record.network_attempts,
         agent_cost_usd=record.agent_cost_usd,
+        suspicious=_worst(record),
     )
 
 

@@ -170,6 +170,12 @@ class ConfigSummary(BaseModel):
     """Task-clustered 95% interval of ``quality`` (stats.fraction_interval); None below 2."""
     quality_trials: int = 0
     """Scored trials with a judge score (no patch and judge errors are not scored)."""
+    suspicious_trials: int = 0
+    """Trials (infra errors included) whose patch carries a ``tamper`` flag
+    (``TrialRecord.suspicious``): attempted gaming, whatever the verdict."""
+    suspicious_notices: int = 0
+    """Trials whose patch carries only ``notice`` flags (a test or runner configuration
+    file changed...)."""
 
 
 class Summary(BaseModel):
@@ -380,6 +386,8 @@ def _config(
         quality=quality,
         quality_interval=quality_interval,
         quality_trials=quality_trials,
+        suspicious_trials=sum(r.suspicious == "tamper" for r in all_trials),
+        suspicious_notices=sum(r.suspicious == "notice" for r in all_trials),
     )
 
 

@@ -92,6 +92,10 @@ class Entry(BaseModel):
     """False successes as a share of all scored trials."""
     overfit: int = 0
     damaged: int = 0
+    suspicious_trials: int = 0
+    """Trials whose patch carries a tamper-severity suspicious flag (``ConfigSummary``)."""
+    suspicious_notices: int = 0
+    """Trials whose patch carries notice flags only."""
     infra_errors: int = 0
     timeouts: int = 0
     tokens_input: int | None = None
@@ -207,6 +211,8 @@ def _entry(
         false_success=config.false_success,
         overfit=config.overfit,
         damaged=config.damaged,
+        suspicious_trials=config.suspicious_trials,
+        suspicious_notices=config.suspicious_notices,
         infra_errors=config.infra_errors,
         timeouts=config.statuses.get("timeout", 0),
         tokens_input=config.tokens_input,

@@ -2,11 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Set
+from collections.abc import Iterable, Mapping, Set
 
 from localagentbench.report._entries import Entry, Rate
 
-__all__ = ["entry_row", "num", "pct", "rate", "seconds", "task_set_note", "tokens", "usd"]
+__all__ = [
+    "SUSPICIOUS_NOTE",
+    "entry_row",
+    "num",
+    "pct",
+    "rate",
+    "seconds",
+    "suspicious_lines",
+    "task_set_note",
+    "tokens",
+    "usd",
+]
+
+SUSPICIOUS_NOTE = (
+    "Patches carrying known tampering signatures (a test runner shadowed, its internals "
+    "patched from the code under test, a TestMain added...): shown for the reader, never "
+    "part of a verdict. Notices are changes honest agents also make (a test file or a "
+    "runner configuration edited). Each trial page lists its flags."
+)
 
 
 def pct(value: float | None) -> str:
@@ -106,3 +124,13 @@ def task_set_note(task_sets: Mapping[str, Set[str]]) -> str | None:
         f"Different task sets ({runs}; {len(shared)} shared): these configurations were "
         "measured on different tasks, so their numbers are not directly comparable."
     )
+
+
+def suspicious_lines(entries: Iterable[Entry]) -> list[str]:
+    """One line per configuration whose patches were flagged; none when no patch was."""
+    return [
+        f"{e.label}: {e.suspicious_trials} trial(s) with tamper flags, "
+        f"{e.suspicious_notices} with notices only"
+        for e in entries
+        if e.suspicious_trials or e.suspicious_notices
+    ]

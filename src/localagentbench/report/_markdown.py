@@ -12,7 +12,12 @@ from collections.abc import Iterable, Sequence
 from localagentbench.judge import pairwise_text
 from localagentbench.records import Incident, RunInfo, Summary, TrialRecord
 from localagentbench.report._entries import Entry, leaderboard_entries
-from localagentbench.report._format import entry_row, task_set_note
+from localagentbench.report._format import (
+    SUSPICIOUS_NOTE,
+    entry_row,
+    suspicious_lines,
+    task_set_note,
+)
 from localagentbench.report._load import ReportRun, label_entries
 from localagentbench.report._matrix import matrix_rows
 from localagentbench.report._spend import BOOTSTRAP_NOTE, price_note, spend_rows
@@ -169,6 +174,10 @@ def markdown_for(runs: Sequence[ReportRun]) -> str:
             row[label] = "-" if cell is None else f"{cell.successes}/{cell.trials}"
         matrix.append(row)
     lines += md_table(matrix)
+    flagged = suspicious_lines(entries)
+    if flagged:
+        lines += ["", "## Suspicious patches", "", SUSPICIOUS_NOTE, ""]
+        lines += [f"- {md_cell(line)}" for line in flagged]
     lines += spend_section(runs, entries)
     lines += _unrunnable(runs)
     lines += ["", "## Provenance", ""]

@@ -38,7 +38,14 @@ from localagentbench.judge import pairwise_text
 from localagentbench.records import TrialRecord
 from localagentbench.report import _trialpage
 from localagentbench.report._entries import Entry, sort_entries
-from localagentbench.report._format import entry_row, num, pct, tokens
+from localagentbench.report._format import (
+    SUSPICIOUS_NOTE,
+    entry_row,
+    num,
+    pct,
+    suspicious_lines,
+    tokens,
+)
 from localagentbench.report._load import ReportRun, label_entries
 from localagentbench.report._markdown import markdown_for
 from localagentbench.report._matrix import matrix_rows, trial_href
@@ -190,6 +197,8 @@ def render_index(
         infra=sum(r.summary.infra_errors for r in runs),
         incidents=[(run, i) for run in runs for i in run.incidents],
         unrunnable=[(run, t) for run in runs for t in run.info.unrunnable],
+        suspicious=suspicious_lines(entries),
+        suspicious_note=SUSPICIOUS_NOTE,
         quality_note=next((r.summary.quality for r in runs if r.summary.quality), None),
         judges=[(run, run.judge, run.consistency) for run in runs],
         pairwise=[

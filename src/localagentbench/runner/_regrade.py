@@ -18,7 +18,7 @@ from typing import Any
 
 from localagentbench._io import atomic_write_text
 from localagentbench.errors import RunDirError
-from localagentbench.grading import GoBuildSeeds, PristineBaseline, Verdict
+from localagentbench.grading import GoBuildSeeds, PristineBaseline, Verdict, suspicious_patch
 from localagentbench.records import Incident, RunDir, TrialRecord, summarise, utc_now
 from localagentbench.runner._baseline_cache import BaselineCache
 from localagentbench.runner._pipeline import GradeShared, grade_trial
@@ -199,6 +199,10 @@ def _regrade_one(
         )
         notify(f"changed {record.trial_id}: {detail or 'damage'}")
     update = {f: getattr(verdict, f) for f in COPIED_FIELDS}
+    # The stored patch is what was graded: its flags, for records from before the scan too.
+    patch = trial_dir / "patch.diff"
+    text = patch.read_bytes().decode("utf-8", errors="replace") if patch.is_file() else ""
+    update["suspicious"] = suspicious_patch(text)
     # Validated, not copied: the verdict holds grading's types, the record its own.
     return TrialRecord.model_validate(
         {**dict(record), **update, "grading_isolation": verdict.isolation}

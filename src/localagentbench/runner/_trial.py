@@ -21,6 +21,7 @@ from localagentbench.grading import (
     PristineBaseline,
     TestReport,
     Verdict,
+    suspicious_patch,
 )
 from localagentbench.records import (
     CapStop,
@@ -346,6 +347,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         grade_s=round(grade_s, 3),
         pristine_commit=pristine.commit,
         patch_bytes=len(patch),
+        suspicious=suspicious_patch(patch.decode("utf-8", errors="replace")),
         stdout_bytes=outcome.stdout_bytes if outcome else 0,
         stderr_bytes=outcome.stderr_bytes if outcome else 0,
         output_truncated=outcome.truncated if outcome else False,

@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # the names __getattr__ loads on first use
         save_calibration,
         task_digest,
     )
+    from localagentbench.tasks._contain import Escape, escaped_material, material_root
     from localagentbench.tasks._load import (
         Problem,
         SuiteLoad,
@@ -56,6 +57,7 @@ _LAZY = {
         ),
         "_calibration",
     ),
+    **dict.fromkeys(("Escape", "escaped_material", "material_root"), "_contain"),
     **dict.fromkeys(
         ("Problem", "SuiteLoad", "find_task_files", "load_suite", "load_tasks"), "_load"
     ),
@@ -86,6 +88,7 @@ __all__ = [
     "SUPPORTED_CHECK_KINDS",
     "Check",
     "CommandSpec",
+    "Escape",
     "FixtureRepo",
     "GitRepo",
     "HeldoutSpec",
@@ -97,11 +100,13 @@ __all__ = [
     "bundled_suite",
     "calibrate",
     "calibration_paths",
+    "escaped_material",
     "find_task_files",
     "flagged_task_keys",
     "load_calibration",
     "load_suite",
     "load_tasks",
+    "material_root",
     "save_calibration",
     "task_digest",
 ]

@@ -1,7 +1,8 @@
 """Finding, parsing and statically checking task files.
 
 Two layouts load (SPEC section 1): ``DIR/<id>/task.yaml`` (preferred) and the
-flat ``DIR/*.yaml`` or ``DIR/tasks/*.yaml`` with material in sibling folders.
+flat ``DIR/*.yaml`` or ``DIR/tasks/*.yaml`` with material in sibling folders; the material
+must stay inside the task's folder (see ``_contain``), or the task does not load.
 Every problem is a :class:`Problem` naming the file, the field and what to do.
 """
 
@@ -21,6 +22,7 @@ from localagentbench._docs import doc_path
 from localagentbench._io import load_yaml
 from localagentbench.errors import TaskError
 from localagentbench.tasks._bundled import bundled_suite
+from localagentbench.tasks._contain import escaped_material
 from localagentbench.tasks._model import (
     SUPPORTED_CHECK_KINDS,
     Check,
@@ -213,13 +215,21 @@ def _parse(file: Path) -> tuple[str, Task | list[Problem]]:
                 )
             problems.append(Problem(file, loc, msg))
         return task_id, problems
-    task._file = file.resolve()
+    # The folder as found owns the task (a linked task.yaml does not move its material).
+    task._file = file.parent.resolve() / file.name
     return task.id, task
 
 
 def _material_problems(task: Task) -> Iterable[Problem]:
-    """Paths exist, and hidden material lives outside the agent-visible tree."""
+    """Material stays in the task folder, paths exist, and hidden material lives outside the
+    agent-visible tree. A path that leaves the task folder is its field's only problem: what
+    lies out there is never looked at."""
     file = task.file
+    escapes = escaped_material(task)
+    for escape in escapes:
+        yield Problem(file, escape.field, escape.message)
+    if escapes:
+        return
     visible = task.fixture_dir
     if isinstance(task.repo, FixtureRepo):
         assert visible is not None
