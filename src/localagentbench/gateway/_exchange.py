@@ -47,19 +47,18 @@ class Exchange:
         self.on_complete: Callable[[], None] | None = None
         """Called once when the last event is consumed, before the front's closing bytes."""
         self.allowance: int | None = None
-        """Output tokens the reply may spend (the trial's token cap); past `cut_at` of them
-        (counted from the streamed text) the reply is ended with finish `length`."""
+        """Output tokens the reply may spend (the trial's token cap); past them (counted
+        from the streamed text) the reply is ended with finish `length`."""
         self.cut = False
         """The reply was ended by the gateway at its allowance."""
         self._chars = 0
 
     @property
     def cut_at(self) -> int | None:
-        """Counted output tokens at which the gateway ends the reply: the allowance with a
-        margin for the estimate (a backend that honours max_tokens stops before)."""
-        if self.allowance is None:
-            return None
-        return self.allowance + self.allowance // 2 + 16
+        """Counted output tokens past which the gateway ends the reply: the allowance
+        itself, so a reply cannot spend more than was reserved for it (a backend that
+        honours max_tokens stops there too; one that does not is cut)."""
+        return self.allowance
 
     def _over(self, event: Event) -> bool:
         """Count an event's text; whether the reply has passed `cut_at`."""
