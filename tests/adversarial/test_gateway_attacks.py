@@ -490,3 +490,76 @@ def test_exceptions_map_to_their_rows() -> None:
     ]
     for error, started, kind in cases:
         assert classify_exception(error, started=started) == kind, error
+
+
+# -- the relay out of a bwrap jail passes its own route only ----------------------------
+
+
+@pytest.fixture
+def guarded(gateway: Gateway, tmp_path: Path) -> Iterator[tuple[str, TrialRoute, TrialRoute]]:
+    """A relay for trial r0 in front of the gateway: (relay URL, r0's route, r1's route)."""
+    from localagentbench.sandbox._relay import Relay, tcp_connector
+
+    mine = _open(gateway, tmp_path, "task--cfg--r0", "scripted/fix-greeting")
+    theirs = _open(gateway, tmp_path, "task--cfg--r1", "scripted/fix-greeting")
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    relay = Relay(listener, tcp_connector("127.0.0.1", gateway.port), only=mine.path)
+    relay.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", mine, theirs
+    finally:
+        relay.stop()
+
+
+def test_the_jail_relay_passes_only_its_own_route(
+    guarded: tuple[str, TrialRoute, TrialRoute], gateway: Gateway
+) -> None:
+    """Threat: the relay out of a bwrap jail piped any bytes to the gateway port, so a
+    jailed agent holding another route's secret could use it. Now the relay reads each
+    request's head and passes its own route's requests only, one per connection."""
+    relay, mine, theirs = guarded
+    url = "/v1/chat/completions"
+    with httpx.Client(timeout=5) as client:
+        for _ in range(3):  # keep-alive clients reconnect: the relay closes after each
+            reply = client.post(relay + mine.path + url, json={"messages": MESSAGES})
+            assert reply.status_code == 200
+        streamed = client.post(
+            relay + mine.path + url,
+            content=iter([json.dumps({"messages": MESSAGES}).encode()]),  # chunked
+        )
+        assert streamed.status_code == 200
+        for path in (theirs.path + url, "/v1/models", "/", f"{mine.path}/../{theirs.path}{url}"):
+            denied = client.post(relay + path, json={"messages": MESSAGES})
+            assert (denied.status_code, denied.content) == (
+                404,
+                b'{"error":{"message":"not found","type":"not_found"}}',
+            ), path
+    assert gateway.stats("task--cfg--r1").requests == 0
+    assert gateway.stats("task--cfg--r0").requests == 4
+
+
+def test_a_request_smuggled_after_the_first_never_reaches_the_gateway(
+    guarded: tuple[str, TrialRoute, TrialRoute], gateway: Gateway
+) -> None:
+    """Threat: one connection carrying an allowed request and, pipelined behind it, one for
+    another route. The relay forwards exactly the first request's framed body."""
+    relay, mine, theirs = guarded
+    port = int(relay.rsplit(":", 1)[1])
+    body = json.dumps({"messages": MESSAGES}).encode()
+
+    def request(path: str) -> bytes:
+        return (
+            f"POST {path}/v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        ).encode() + body
+
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(request(mine.path) + request(theirs.path))
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    assert answer.count(b"HTTP/1.1 ") == 1
+    assert answer.startswith(b"HTTP/1.1 200")
+    assert gateway.stats("task--cfg--r1").requests == 0

@@ -131,6 +131,7 @@ class CommandAgent(BaseAgent):
             env=env,
             network="gateway" if ctx.gateway_port else "none",
             gateway_port=ctx.gateway_port,
+            gateway_route=ctx.route.path or None if ctx.route else None,
             memory_mb=self.settings.memory_mb,
             max_processes=self.settings.max_processes,
             max_file_mb=self.settings.max_file_mb,
