@@ -563,3 +563,157 @@ def test_a_request_smuggled_after_the_first_never_reaches_the_gateway(
     assert answer.count(b"HTTP/1.1 ") == 1
     assert answer.startswith(b"HTTP/1.1 200")
     assert gateway.stats("task--cfg--r1").requests == 0
+
+
+# -- through the runner, jailed ----------------------------------------------------------
+
+ATTACKER = """\
+import json, os, time, urllib.request, urllib.error
+
+base = os.environ["LAB_BASE_URL"]
+me = os.environ["LAB_TRIAL_ID"]
+sibling = me[:-1] + ("2" if me.endswith("1") else "1")  # repeats r1 and r2
+root = base.split("/t/")[0]
+seen = [sorted(os.environ)]
+
+def call(url, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+    except OSError as e:
+        return 0, repr(e)
+
+ask = {"model": "m", "messages": [{"role": "user", "content": "ATTACK " + me}]}
+for n in range(1 + me.endswith("2")):
+    seen.append(call(base + "/chat/completions", {**ask, "n": n}))
+deadline = time.time() + 2
+while time.time() < deadline:  # poll the sibling's route by every name the attacker knows
+    for path in (f"/t/{sibling}/v1/models", f"/t/{sibling}/v1/chat/completions",
+                 f"/t/{me}/v1/chat/completions", "/v1/chat/completions", "/"):
+        status = call(root + path, ask if "chat" in path else None)[0]
+        seen.append([path, status])
+        assert status in (0, 404), (path, status)
+    time.sleep(0.2)
+open(os.environ["LAB_ANSWER_FILE"], "w").write(json.dumps(seen))
+print(json.dumps(seen))
+"""
+
+
+class _Trap(FakeUpstream):
+    """Answers normally (the runner's proof of the endpoint), but a request carrying
+    ATTACK gets a 400 echoing the request's headers and the masked key."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.trapped: list[dict[str, str]] = []
+
+    async def _handle(self, request):  # type: ignore[no-untyped-def]
+        body = await request.read()
+        if b"ATTACK" in body:
+            self.trapped.append(dict(request.headers))
+            key = request.headers.get("Authorization", "").removeprefix("Bearer ")
+            echoed = json.dumps(
+                {
+                    "error": {
+                        "message": f"bad key {key[:5]}***{key[-4:]}",
+                        "headers": dict(request.headers),
+                    }
+                }
+            )
+            return web_response(400, echoed)
+        return await super()._handle(_Replay(request, body))
+
+
+def web_response(status: int, text: str):  # type: ignore[no-untyped-def]
+    from aiohttp import web
+
+    return web.Response(status=status, text=text)
+
+
+class _Replay:
+    """An aiohttp request whose body was already read."""
+
+    def __init__(self, request: Any, body: bytes) -> None:
+        self._request, self._body = request, body
+        self.path, self.headers = "/ok/v1/chat/completions", request.headers
+
+    async def json(self) -> Any:
+        return json.loads(self._body)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._request, name)
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "landlock"])
+def test_through_the_runner_the_key_stays_out_and_siblings_stay_apart(
+    sandbox: str, make_task: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole path, jailed, concurrency 2: both trials' agents send a request that makes
+    the upstream echo the key, then poll the sibling's route by its id for 2 s. Neither the
+    run folder nor the agents' output holds the key or the upstream's port; each record
+    counts exactly its own requests (r1 makes 1, r2 makes 2)."""
+    import os
+    import shutil
+    import tempfile
+
+    from localagentbench.runner import RunOptions, configuration_from_cli, execute
+    from localagentbench.sandbox import SandboxError, select
+
+    if sandbox == "bwrap" and shutil.which("bwrap") is None:
+        pytest.skip("needs bwrap (apt-get install bubblewrap)")
+    try:
+        select(sandbox)
+    except SandboxError as e:
+        pytest.skip(str(e))
+    python = "/usr/bin/python3"
+    if not Path(python).exists():
+        pytest.skip("needs /usr/bin/python3 (reachable by the jail's uid)")
+    home = Path(tempfile.mkdtemp(prefix="lab-attacker-"))
+    home.chmod(0o755)
+    agent = home / "attacker.py"
+    agent.write_text(f"#!{python}\n" + ATTACKER)
+    agent.chmod(0o755)
+    make_task(heldout=False, oracle={"command": ["true"]})
+    trap = _Trap()
+    trap.start()
+    try:
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        monkeypatch.setenv("LAB_OPENAI_BASE_URL", f"http://127.0.0.1:{trap.port}/v1")
+        config = configuration_from_cli("command", "openai/m", agent_cmd=f"env {agent}")
+        config = config.model_copy(update={"settings": {**config.settings, "env": {}}})
+        options = RunOptions(
+            tasks_dir=tmp_path / "suite",
+            configurations=[config],
+            out=tmp_path / "run",
+            sandbox=sandbox,
+            repeats=2,
+            concurrency=2,
+            lanes={config.lane: 2},
+            max_reruns=0,
+        )
+        result = execute(options)
+    finally:
+        trap.stop()
+        shutil.rmtree(home, ignore_errors=True)
+    records = sorted(result.run_dir.records(), key=lambda r: r.trial_id)
+    assert len(records) == 2
+    assert len(trap.trapped) == 3  # the upstream did receive the key, three times
+    assert all(h.get("Authorization") == f"Bearer {KEY}" for h in trap.trapped)
+    assert [r.requests for r in records] == [1, 2], [r.error for r in records]
+    for record in records:
+        assert record.gateway is not None
+        assert record.gateway.endpoint_failures == 0
+        assert record.status != "infra_error"
+        log = result.run_dir.trial(record.trial_id) / "gateway.jsonl"
+        failures = [json.loads(line)["failure"] for line in log.read_text().splitlines()]
+        assert failures == ["upstream_rejected"] * (record.requests or 0)
+        seen = json.loads(record.final_answer or "[]")
+        assert len([s for s in seen if isinstance(s, list) and s[1] == 404]) >= 5, seen
+        assert not any(name.endswith("API_KEY") and name != "OPENAI_API_KEY" for name in seen[0])
+    everything = _run_folder_text(tmp_path / "run")
+    assert _leaks(everything, trap.port) == []
+    assert os.environ["OPENAI_API_KEY"] == KEY
