@@ -717,3 +717,21 @@ def test_through_the_runner_the_key_stays_out_and_siblings_stay_apart(
     everything = _run_folder_text(tmp_path / "run")
     assert _leaks(everything, trap.port) == []
     assert os.environ["OPENAI_API_KEY"] == KEY
+
+
+@pytest.mark.parametrize("mode", ["echo401", "echo500", "redirect", "bigheader"])
+def test_the_endpoint_proof_names_the_endpoint_but_never_the_key(
+    mode: str, upstream: FakeUpstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Threat: the runner's proof of the endpoint failed with the upstream's body or the
+    HTTP client's repr, printed and written to incidents.jsonl. The user is told where the
+    endpoint is (their own setting), never the key."""
+    from localagentbench.gateway import BackendUnavailable, prove
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("LAB_OPENAI_BASE_URL", upstream.url(mode))
+    with pytest.raises(BackendUnavailable) as info:
+        prove("openai/m", timeout_s=5)
+    text = str(info.value)
+    assert f"127.0.0.1:{upstream.port}" in text
+    assert _leaks(text, upstream.port) == [f"127.0.0.1:{upstream.port}", f"port {upstream.port}"]
