@@ -735,3 +735,29 @@ def test_the_endpoint_proof_names_the_endpoint_but_never_the_key(
     text = str(info.value)
     assert f"127.0.0.1:{upstream.port}" in text
     assert _leaks(text, upstream.port) == [f"127.0.0.1:{upstream.port}", f"port {upstream.port}"]
+
+
+def test_a_valid_body_over_the_log_limit_is_answered_and_logged_as_a_digest(
+    gateway: Gateway, tmp_path: Path
+) -> None:
+    """A real request may be big (a long conversation): it is served, and gateway.jsonl
+    keeps its length and sha256 instead of megabytes."""
+    import hashlib
+
+    route = _open(gateway, tmp_path, "t", "scripted/fix-greeting")
+    body = json.dumps({"messages": [{"role": "user", "content": "x" * (2 * 1024 * 1024)}]})
+    reply = httpx.post(
+        route.openai_base_url + "/chat/completions",
+        content=body.encode(),
+        headers={"Content-Type": "application/json"},
+        timeout=30,
+    )
+    assert reply.status_code == 200
+    stats = gateway.close_trial("t")
+    assert stats.requests == 1
+    [entry] = [json.loads(line) for line in (tmp_path / "trials" / "t" / "gateway.jsonl").open()]
+    assert entry["request"] == {
+        "omitted": True,
+        "bytes": len(body),
+        "sha256": hashlib.sha256(body.encode()).hexdigest(),
+    }

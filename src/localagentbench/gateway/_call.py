@@ -8,6 +8,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -21,7 +22,16 @@ from localagentbench.gateway._errors import BackendHTTPError, BadRequest, Casset
 from localagentbench.gateway._exchange import Exchange, dumps
 from localagentbench.gateway._front import Front
 from localagentbench.gateway._routes import Route
-from localagentbench.gateway._trial import DEFAULT_OUTPUT_BOUND, Admission, Trial, Wait
+from localagentbench.gateway._trial import (
+    BODIES_AT_ONCE,
+    BODY_LOG_LIMIT,
+    DEFAULT_OUTPUT_BOUND,
+    Admission,
+    Trial,
+    Wait,
+    digest,
+    fingerprint,
+)
 
 NO_RETRY: Mapping[str, str] = MappingProxyType({"x-should-retry": "false"})
 """Header the OpenAI and Anthropic SDKs honour: do not retry this error."""
@@ -44,12 +54,12 @@ class _Recorder:
         admission: Admission,
         front: Front,
         path: str,
-        raw: bytes,
-        request: ChatRequest,
+        parsed: _Parsed,
         started: float,
     ) -> None:
         self.trial, self.admission, self.front, self.path = trial, admission, front, path
-        self.raw, self.request, self.started = raw, request, started
+        self.raw, self.request, self.started = parsed.raw, parsed.request, started
+        self.size, self.body = parsed.size, parsed.logged
         self.done = False
 
     def __call__(
@@ -90,6 +100,8 @@ class _Recorder:
             cached_tokens=exchange.cached_tokens() if exchange is not None and reply else 0,
             failure=failure,
             charged=None if error is None else charged and reply is not None,
+            body=self.body,
+            size=self.size,
         )
         self.raw = b""  # the line holds what is kept of it
         # the stats are updated; the file line waits until the reply's last bytes are out
@@ -108,10 +120,34 @@ def error_response(
     )
 
 
-def _parse(front: Front, raw: bytes, model: str | None) -> tuple[ChatRequest, int]:
-    """The canonical request and its prompt estimate (BadRequest/ValueError if unusable)."""
+@dataclass(slots=True)
+class _Parsed:
+    """A request body understood: what the call needs of it."""
+
+    raw: bytes
+    """The body; empty when it is too big to log (`logged` stands for it)."""
+    size: int
+    request: ChatRequest
+    prompt: int
+    """The prompt's token estimate (for the token reservation)."""
+    fingerprint: str
+    logged: str | None
+    """The body's gateway.jsonl form when it is a digest, else None (made at record time)."""
+
+
+def _parse(front: Front, raw: bytes, model: str | None) -> _Parsed:
+    """Parse and measure a body (BadRequest/ValueError if unusable); a body over
+    `BODY_LOG_LIMIT` is replaced by its digest at once, so a long call does not hold it."""
     request = front.parse(json.loads(raw), model)
-    return request, count_request_tokens(request)
+    big = len(raw) > BODY_LOG_LIMIT
+    return _Parsed(
+        raw=b"" if big else raw,
+        size=len(raw),
+        request=request,
+        prompt=count_request_tokens(request),
+        fingerprint=fingerprint(raw),
+        logged=json.dumps(digest(raw)) if big else None,
+    )
 
 
 async def _reject(trial: Trial, **fields: Any) -> None:
@@ -165,25 +201,19 @@ def _upstream_failure(
     return error_response(front, status, message, kind, NO_RETRY if kind != "upstream_5xx" else {})
 
 
-async def serve_call(
-    http: web.Request,
-    trial: Trial,
-    route: Route,
-    path: str,
-    session: Callable[[], aiohttp.ClientSession],
-) -> web.StreamResponse:
-    """Answer one model request on behalf of `trial`."""
-    started = time.perf_counter()
-    front = route.front
-    assert front is not None
+async def _read_and_parse(
+    http: web.Request, trial: Trial, front: Front, route: Route, path: str
+) -> _Parsed | web.StreamResponse:
+    """The body, its request, prompt estimate and fingerprint; or the recorded refusal
+    (too large, not a request). Big bodies are parsed on a worker thread."""
     raw = await _read(http, trial, front, path)
     if isinstance(raw, web.Response):
         return raw
     try:
         if len(raw) > BIG_BODY:
-            request, prompt = await asyncio.to_thread(_parse, front, raw, route.model)
+            parsed = await asyncio.to_thread(_parse, front, raw, route.model)
         else:
-            request, prompt = _parse(front, raw, route.model)
+            parsed = _parse(front, raw, route.model)
     except (ValueError, RecursionError, BadRequest) as e:
         message = f"bad request: {e}"[:500]
         await _reject(
@@ -196,14 +226,37 @@ async def serve_call(
             failure="bad_request",
         )
         return error_response(front, 400, message, "invalid_request_error")
+    return parsed
+
+
+async def serve_call(
+    http: web.Request,
+    trial: Trial,
+    route: Route,
+    path: str,
+    session: Callable[[], aiohttp.ClientSession],
+) -> web.StreamResponse:
+    """Answer one model request on behalf of `trial`."""
+    started = time.perf_counter()
+    front = route.front
+    assert front is not None
+    if trial.reading is None:
+        trial.reading = asyncio.Semaphore(BODIES_AT_ONCE)
+    async with trial.reading:
+        parsed = await _read_and_parse(http, trial, front, route, path)
+    if isinstance(parsed, web.StreamResponse):
+        return parsed
+    request = parsed.request
     if route.stream is not None:
         request.stream = route.stream
-    while isinstance(admission := trial.admit(request, raw, prompt), Wait):
+    while isinstance(
+        admission := trial.admit(request, parsed.raw, parsed.prompt, parsed.fingerprint), Wait
+    ):
         await admission.settled.wait()
     bound = request.max_tokens or trial.output_cap or DEFAULT_OUTPUT_BOUND
     if admission.allowance is not None and admission.allowance < bound:
         request.max_tokens = admission.allowance  # the budget's edge: ask for no more
-    record = _Recorder(trial, admission, front, path, raw, request, started)
+    record = _Recorder(trial, admission, front, path, parsed, started)
     if admission.refused is not None:
         record(429, None, admission.refused)
         return error_response(front, 429, admission.refused, "request_cap_reached", NO_RETRY)

@@ -75,6 +75,9 @@ LOG_BUDGET = 64 * 1024 * 1024
 """Request bytes a trial's gateway.jsonl holds in full; past it, every body (rejected
 ones count too) is logged as a digest."""
 
+BODIES_AT_ONCE = 2
+"""Request bodies one trial may have in reading and parsing at a time (others wait)."""
+
 DEFAULT_OUTPUT_BOUND = 32_000
 """Output tokens reserved for a request that names no `max_tokens` when the configuration
 sets no output cap (a reply longer than that is cut at the token cap's edge only)."""
@@ -138,6 +141,9 @@ class Trial:
         self._in_flight = 0
         self._settled: asyncio.Event | None = None
         self._logged = 0
+        self.reading: asyncio.Semaphore | None = None
+        """Bodies of this trial read and parsed at once (`BODIES_AT_ONCE`), made on first use
+        on the gateway's loop: what one trial's requests hold in memory before admission."""
         self.model = model
         self.workspace = str(workspace.resolve())
         self.backend = backend
@@ -166,7 +172,11 @@ class Trial:
         self._log: IO[str] | None = log_path.open("a", encoding="utf-8")
 
     def admit(
-        self, request: ChatRequest, raw: bytes, prompt: int | None = None
+        self,
+        request: ChatRequest,
+        raw: bytes,
+        prompt: int | None = None,
+        fp: str | None = None,
     ) -> Admission | Wait:
         """Count the request, apply the caps and the loop detector, classify it.
 
@@ -177,8 +187,9 @@ class Trial:
         left, the answer is a `Wait`; a request is refused only when spent tokens (not
         reservations) leave no room for its prompt. So the cap cannot be overrun by
         concurrent requests: at most by how far one reply's real usage passes its estimate.
+        `fp`: the body's `fingerprint` when already computed (off the event loop).
         """
-        fp = fingerprint(raw)
+        fp = fp or fingerprint(raw)
         if prompt is None and self.max_tokens is not None:
             prompt = count_request_tokens(request)
         with self._lock:
@@ -324,6 +335,8 @@ class Trial:
         cached_tokens: int = 0,
         failure: str | None = None,
         charged: bool | None = None,
+        body: str | None = None,
+        size: int | None = None,
     ) -> str:
         """Add one finished request to the figures, settle its reservation, and return its
         gateway.jsonl line for `write` (the caller may write it after the reply's last
@@ -332,7 +345,9 @@ class Trial:
         `failure` names the row of `FAILURES` the call failed by; `charged` (default: a
         reply without error) says the tokens count even though the call failed, as when
         the agent hung up on a reply the upstream was producing. `error` passes the
-        redactor; so does the whole line.
+        redactor; so does the whole line. `body` (with `size`, the body's length) is the
+        body's logged form when the caller made it already (`body_for_log`; a big body is
+        dropped early so a long call does not hold it).
         """
         if failure is None and error is None and reply is not None and reply.unanswered:
             cap = request.max_tokens if request is not None else None
@@ -362,11 +377,13 @@ class Trial:
             "refused": admission.refused,
             "response": reply.as_record() if reply is not None else None,
         }
+        size = len(raw) if size is None else size
         with self._lock:
-            whole = self._logged + len(raw) <= LOG_BUDGET
-            self._logged += len(raw)
+            whole = self._logged + size <= LOG_BUDGET
+            self._logged += size
         head = json.dumps(entry, ensure_ascii=False, default=str)
-        body = body_for_log(raw, whole=whole, known_json=request is not None)
+        if body is None:
+            body = body_for_log(raw, whole=whole, known_json=request is not None)
         line = self.redactor.literal(f'{head[:-1]},"request":{body}}}\n')
         with self._lock:
             stats = self._stats
