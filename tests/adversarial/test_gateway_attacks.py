@@ -598,6 +598,16 @@ while time.time() < deadline:  # poll the sibling's route by every name the atta
         seen.append([path, status])
         assert status in (0, 404), (path, status)
     time.sleep(0.2)
+import re
+readable, routes = 0, []
+for pid in filter(str.isdigit, os.listdir("/proc")):  # under landlock: every host process
+    try:
+        line = open(f"/proc/{pid}/cmdline", "rb").read().decode(errors="replace")
+    except OSError:
+        continue
+    readable += 1
+    routes += re.findall(r"/t/[A-Za-z0-9_-]{32}", line)
+seen.append(["cmdlines", readable, routes])
 open(os.environ["LAB_ANSWER_FILE"], "w").write(json.dumps(seen))
 print(json.dumps(seen))
 """
@@ -700,6 +710,7 @@ def test_through_the_runner_the_key_stays_out_and_siblings_stay_apart(
         trap.stop()
         shutil.rmtree(home, ignore_errors=True)
     records = sorted(result.run_dir.records(), key=lambda r: r.trial_id)
+    readable: dict[str, int] = {}
     assert len(records) == 2
     assert len(trap.trapped) == 3  # the upstream did receive the key, three times
     assert all(h.get("Authorization") == f"Bearer {KEY}" for h in trap.trapped)
@@ -714,6 +725,11 @@ def test_through_the_runner_the_key_stays_out_and_siblings_stay_apart(
         seen = json.loads(record.final_answer or "[]")
         assert len([s for s in seen if isinstance(s, list) and s[1] == 404]) >= 5, seen
         assert not any(name.endswith("API_KEY") and name != "OPENAI_API_KEY" for name in seen[0])
+        [cmdlines] = [s for s in seen if isinstance(s, list) and s[0] == "cmdlines"]
+        assert cmdlines[2] == []  # no process's command line holds a route's secret
+        readable[sandbox] = cmdlines[1]
+    if sandbox == "bwrap":  # its own PID namespace: the agent's processes only
+        assert readable[sandbox] < 10
     everything = _run_folder_text(tmp_path / "run")
     assert _leaks(everything, trap.port) == []
     assert os.environ["OPENAI_API_KEY"] == KEY
