@@ -35,6 +35,7 @@ class FakeUpstream:
         "echo500",  # 500, echoing the request headers
         "echo400",  # 400, echoing the request headers
         "garbage",  # 200 with an SSE body that is not JSON
+        "breaks",  # streams 10 tokens, then drops the connection
     )
 
     def __init__(self, *, delay_s: float = 0.005) -> None:
@@ -75,7 +76,11 @@ class FakeUpstream:
             return response
         count = 1000 if mode == "deaf" else int(body.get("max_tokens") or 40)
         try:
-            for _ in range(count):
+            for n in range(count):
+                if mode == "breaks" and n == 10:
+                    assert request.transport is not None
+                    request.transport.abort()
+                    return response
                 await response.write(chunk(content="tok "))
                 await asyncio.sleep(self.delay_s)
         except ConnectionError:  # the gateway hung up (a cut reply, an agent gone)

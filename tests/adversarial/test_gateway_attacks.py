@@ -777,3 +777,41 @@ def test_a_valid_body_over_the_log_limit_is_answered_and_logged_as_a_digest(
         "bytes": len(body),
         "sha256": hashlib.sha256(body.encode()).hexdigest(),
     }
+
+
+def test_a_reply_broken_mid_way_is_the_endpoints_and_logs_no_secret(
+    upstream: FakeUpstream,
+    gateway: Gateway,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Threat: an exception raised mid-reply propagated to the HTTP server, which logs the
+    handler's exception with the client library's text. Now the log holds the failure's
+    kind only; the trial is charged what was streamed and the endpoint is blamed."""
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("LAB_OPENAI_BASE_URL", upstream.url("breaks"))
+    route = _open(gateway, tmp_path, "t", "openai/m")
+    with httpx.Client(timeout=10) as client:
+        try:
+            reply = client.post(
+                route.openai_base_url + "/chat/completions",
+                json={"model": "m", "messages": MESSAGES, "stream": True},
+            )
+            output = reply.text
+        except httpx.HTTPError as e:
+            output = repr(e)
+    for _ in range(100):
+        if gateway.stats("t").failures:
+            break
+        time.sleep(0.05)
+    stats = gateway.close_trial("t")
+    assert stats.failures == {"stream_broken": 1}
+    assert stats.endpoint_failures == 1
+    assert stats.output_tokens >= 10
+    assert _leaks(output, upstream.port) == []
+    assert _leaks(caplog.text, upstream.port) == []
+    assert _leaks(_run_folder_text(tmp_path), upstream.port) == []

@@ -28,6 +28,8 @@ def classify_exception(error: BaseException, *, started: bool) -> str:
         return "read_timeout" if started else "first_byte_timeout"
     if isinstance(error, aiohttp.ClientConnectorError | ConnectionRefusedError):
         return "connect_refused"
+    if started and isinstance(error, aiohttp.ClientPayloadError | aiohttp.ServerDisconnectedError):
+        return "stream_broken"
     if isinstance(
         error,
         aiohttp.TooManyRedirects

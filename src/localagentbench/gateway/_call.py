@@ -18,7 +18,12 @@ from aiohttp import web
 from localagentbench.gateway._backend import CallContext
 from localagentbench.gateway._blame import FAILURES, classify_exception
 from localagentbench.gateway._canonical import ChatRequest, count_request_tokens
-from localagentbench.gateway._errors import BackendHTTPError, BadRequest, CassetteDiverged
+from localagentbench.gateway._errors import (
+    BackendHTTPError,
+    BadRequest,
+    CassetteDiverged,
+    GatewayError,
+)
 from localagentbench.gateway._exchange import Exchange, dumps
 from localagentbench.gateway._front import Front
 from localagentbench.gateway._routes import Route
@@ -302,7 +307,8 @@ async def serve_call(
         kind = classify_exception(e, started=True)
         record(502, exchange, f"reply broken: {type(e).__name__}: {e}", failure=kind, charged=True)
         await exchange.aclose()
-        raise
+        # the server logs what a handler raises: the typed kind, never the client's repr
+        raise GatewayError(f"reply broken mid-way ({kind})") from None
     record(response.status, exchange, None)
     return response
 
