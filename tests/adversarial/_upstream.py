@@ -85,7 +85,10 @@ class FakeUpstream:
                 await asyncio.sleep(self.delay_s)
         except ConnectionError:  # the gateway hung up (a cut reply, an agent gone)
             return response
-        usage = {"prompt_tokens": 10, "completion_tokens": count}
+        # about what a real tokenizer says: a token per 4 bytes, a few per message
+        text = "".join(str(m.get("content")) for m in body.get("messages", []))
+        prompt = 3 * len(body.get("messages", [])) + len(text.encode()) // 4
+        usage = {"prompt_tokens": prompt, "completion_tokens": count}
         await response.write(f"data: {json.dumps({'choices': [], 'usage': usage})}\n\n".encode())
         await response.write(b"data: [DONE]\n\n")
         return response

@@ -17,7 +17,11 @@ from aiohttp import web
 
 from localagentbench.gateway._backend import CallContext
 from localagentbench.gateway._blame import FAILURES, classify_exception
-from localagentbench.gateway._canonical import ChatRequest, count_request_tokens
+from localagentbench.gateway._canonical import (
+    ChatRequest,
+    count_request_tokens,
+    request_token_bound,
+)
 from localagentbench.gateway._errors import (
     BackendHTTPError,
     BadRequest,
@@ -134,7 +138,9 @@ class _Parsed:
     size: int
     request: ChatRequest
     prompt: int
-    """The prompt's token estimate (for the token reservation)."""
+    """The prompt's token estimate."""
+    prompt_bound: int
+    """An upper bound on the prompt's tokens (`request_token_bound`)."""
     fingerprint: str
     logged: str | None
     """The body's gateway.jsonl form when it is a digest, else None (made at record time)."""
@@ -150,6 +156,7 @@ def _parse(front: Front, raw: bytes, model: str | None) -> _Parsed:
         size=len(raw),
         request=request,
         prompt=count_request_tokens(request),
+        prompt_bound=request_token_bound(request),
         fingerprint=fingerprint(raw),
         logged=json.dumps(digest(raw)) if big else None,
     )
@@ -255,7 +262,10 @@ async def serve_call(
     if route.stream is not None:
         request.stream = route.stream
     while isinstance(
-        admission := trial.admit(request, parsed.raw, parsed.prompt, parsed.fingerprint), Wait
+        admission := trial.admit(
+            request, parsed.raw, (parsed.prompt, parsed.prompt_bound), parsed.fingerprint
+        ),
+        Wait,
     ):
         await admission.settled.wait()
     bound = request.max_tokens or trial.output_cap or DEFAULT_OUTPUT_BOUND

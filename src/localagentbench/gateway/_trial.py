@@ -16,7 +16,12 @@ from typing import IO
 
 from localagentbench.gateway._backend import Backend
 from localagentbench.gateway._blame import FAILURES
-from localagentbench.gateway._canonical import ChatRequest, Reply, count_request_tokens
+from localagentbench.gateway._canonical import (
+    ChatRequest,
+    Reply,
+    count_request_tokens,
+    request_token_bound,
+)
 from localagentbench.gateway._cassette import CassetteRecorder
 from localagentbench.gateway._errors import BackendHTTPError
 from localagentbench.gateway._redact import redactor_for
@@ -175,26 +180,30 @@ class Trial:
         self,
         request: ChatRequest,
         raw: bytes,
-        prompt: int | None = None,
+        prompt: tuple[int, int] | None = None,
         fp: str | None = None,
     ) -> Admission | Wait:
         """Count the request, apply the caps and the loop detector, classify it.
 
-        With a token cap, the request is admitted only with a reservation: its prompt
-        estimate (`prompt`, else counted here) plus an output bound (its own max_tokens, else
-        the configuration's output cap, else `DEFAULT_OUTPUT_BOUND`), clamped to what is
-        left; the reservation is settled by `record`. When requests in flight hold what is
-        left, the answer is a `Wait`; a request is refused only when spent tokens (not
-        reservations) leave no room for its prompt. So the cap cannot be overrun by
-        concurrent requests: at most by how far one reply's real usage passes its estimate.
-        `fp`: the body's `fingerprint` when already computed (off the event loop).
+        With a token cap, the request is admitted only with a reservation: an upper bound
+        of its prompt (`request_token_bound`) plus an output bound (its own max_tokens, else
+        the configuration's output cap, else `DEFAULT_OUTPUT_BOUND`); the reservation is
+        settled by `record`. When requests in flight hold what is left, the answer is a
+        `Wait` (never a refusal for tokens that may come back). With nothing in flight, a
+        request whose bound does not fit gets what is left, judged by its prompt estimate;
+        it is refused only when spent tokens leave no room for that estimate. So concurrent
+        requests cannot overrun the cap; the last one at its edge can pass it by how far its
+        prompt's real count exceeds the estimate (its output is held to the allowance).
+        `prompt`: (estimate, bound) when already computed off the event loop; `fp` likewise
+        the body's `fingerprint`.
         """
         fp = fp or fingerprint(raw)
         if prompt is None and self.max_tokens is not None:
-            prompt = count_request_tokens(request)
+            prompt = (count_request_tokens(request), request_token_bound(request))
         with self._lock:
             stats = self._stats
-            reserve = self._reservation(request, prompt or 0)
+            reached = self._cap_reached(stats)  # refused at once, never kept waiting
+            reserve = Hold(0, None) if reached else self._reservation(request, prompt or (0, 0))
             if isinstance(reserve, Wait):
                 return reserve
             side = side_reason(request, seen_tools=self._seen_tools)
@@ -213,7 +222,7 @@ class Trial:
                 )
             self._seq += 1
             refused = None
-            cap = self._cap_reached(stats) or (None if isinstance(reserve, Hold) else reserve)
+            cap = reached or (None if isinstance(reserve, Hold) else reserve)
             hold = reserve if isinstance(reserve, Hold) else Hold(0, None)
             if cap is not None:
                 name, refused = cap
@@ -237,28 +246,32 @@ class Trial:
             self._send(signal)
         return admission
 
-    def _reservation(self, request: ChatRequest, prompt: int) -> Hold | Wait | tuple[CapName, str]:
+    def _reservation(
+        self, request: ChatRequest, prompt: tuple[int, int]
+    ) -> Hold | Wait | tuple[CapName, str]:
         """What the token cap allows this request (call under the lock): a `Hold` (tokens
         reserved, output allowance), a `Wait`, or the refusal when nothing is left."""
         if self.max_tokens is None:
             return Hold(0, None)
+        estimate, ceiling = prompt
         stats = self._stats
         spent = stats.input_tokens + stats.output_tokens
         bound = request.max_tokens or self.output_cap or DEFAULT_OUTPUT_BOUND
         free = self.max_tokens - spent - self._reserved
-        if prompt + bound <= free:
-            return Hold(prompt + bound, bound)
+        if ceiling + bound <= free:
+            return Hold(ceiling + bound, bound)
         if self._in_flight:
             if self._settled is None:
                 self._settled = asyncio.Event()
             return Wait(self._settled)
-        if prompt >= free:
+        if estimate >= free:
             return "max_tokens", (
                 f"LocalAgentBench token cap reached: this trial spent {spent} of its "
                 f"{self.max_tokens} model tokens (max_tokens) and this request's prompt "
-                f"(about {prompt} tokens) does not fit in what is left; the trial ends as cap_hit"
+                f"(about {estimate} tokens) does not fit in what is left; the trial ends as "
+                "cap_hit"
             )
-        return Hold(free, free - prompt)
+        return Hold(free, min(bound, free - estimate))
 
     def _settle(self, admission: Admission) -> None:
         """Give back a request's reservation (call under the lock) and wake the waiters."""
