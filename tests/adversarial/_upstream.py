@@ -36,6 +36,7 @@ class FakeUpstream:
         "echo400",  # 400, echoing the request headers
         "garbage",  # 200 with an SSE body that is not JSON
         "breaks",  # streams 10 tokens, then drops the connection
+        "empty",  # an empty answer without usage
     )
 
     def __init__(self, *, delay_s: float = 0.005) -> None:
@@ -73,6 +74,9 @@ class FakeUpstream:
         await response.prepare(request)
         if mode == "garbage":
             await response.write(b"data: {this is not json\n\n")
+            return response
+        if mode == "empty":
+            await response.write(b"data: [DONE]\n\n")
             return response
         count = 1000 if mode == "deaf" else int(body.get("max_tokens") or 40)
         try:

@@ -867,3 +867,31 @@ def test_a_prompt_the_estimate_undercounts_cannot_multiply_by_concurrency(
     one_request = 3 + 200 + 20  # what the fake upstream charges one of them
     assert stats.input_tokens + stats.output_tokens <= cap + one_request, statuses
     assert 429 in statuses
+
+
+EMPTY_CASES = [
+    ({}, "empty_reply"),
+    ({"max_tokens": 1}, "empty_reply_limited"),
+    ({"stop": ["x"]}, "empty_reply_limited"),
+]
+
+
+@pytest.mark.parametrize(("extra", "kind"), EMPTY_CASES, ids=["unasked", "tiny-cap", "stop"])
+def test_an_empty_answer_the_request_asked_for_is_not_the_endpoints(
+    extra: dict[str, Any],
+    kind: str,
+    upstream: FakeUpstream,
+    gateway: Gateway,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Threat: an empty completion without a token count is blamed on the endpoint (the
+    trial becomes an infra_error, never scored); an agent could provoke one with a cap of
+    one token or a stop sequence that matches at once. Those are the agent's."""
+    monkeypatch.setenv("LAB_OPENAI_BASE_URL", upstream.url("empty"))
+    route = _open(gateway, tmp_path, "t", "openai/m")
+    body = {"model": "m", "messages": MESSAGES, **extra}
+    assert httpx.post(route.openai_base_url + "/chat/completions", json=body).status_code == 200
+    stats = gateway.close_trial("t")
+    assert stats.failures == {kind: 1}
+    assert stats.endpoint_failures == (1 if FAILURES[kind].fault == "endpoint" else 0)

@@ -54,8 +54,11 @@ FAILURES: Mapping[str, Failure] = MappingProxyType(
         "empty_reply": Failure("endpoint", 200, "the model endpoint answered nothing"),
         # the agent's: what it sends and when it hangs up
         "upstream_rejected": Failure("agent", 400, "the model endpoint rejected the request"),
-        "empty_reply_short": Failure(
-            "agent", 200, "an empty answer to a request capped under 16 tokens"
+        "empty_reply_limited": Failure(
+            "agent",
+            200,
+            "an empty answer to a request that capped its output under 16 tokens "
+            "or set stop sequences",
         ),
         "bad_request": Failure("agent", 400, "the request body is not a valid request"),
         "too_large": Failure("agent", 413, "the request body is too large"),

@@ -363,8 +363,11 @@ class Trial:
         dropped early so a long call does not hold it).
         """
         if failure is None and error is None and reply is not None and reply.unanswered:
+            # a request can make its own answer empty: a tiny cap, a stop sequence that
+            # matches at once; only an empty answer it did not ask for is the endpoint's
             cap = request.max_tokens if request is not None else None
-            failure = "empty_reply_short" if cap is not None and cap < 16 else "empty_reply"
+            limited = (cap is not None and cap < 16) or bool(request is not None and request.stop)
+            failure = "empty_reply_limited" if limited else "empty_reply"
         if charged is None:
             charged = reply is not None and error is None
         if error is not None:
