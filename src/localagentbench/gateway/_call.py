@@ -17,6 +17,8 @@ from aiohttp import web
 
 from localagentbench.gateway._backend import CallContext
 from localagentbench.gateway._blame import FAILURES, classify_exception
+from localagentbench.gateway._bodylog import BODY_LOG_LIMIT, digest
+from localagentbench.gateway._budget import DEFAULT_OUTPUT_BOUND, Wait
 from localagentbench.gateway._canonical import (
     ChatRequest,
     count_request_tokens,
@@ -31,16 +33,7 @@ from localagentbench.gateway._errors import (
 from localagentbench.gateway._exchange import Exchange, dumps
 from localagentbench.gateway._front import Front
 from localagentbench.gateway._routes import Route
-from localagentbench.gateway._trial import (
-    BODIES_AT_ONCE,
-    BODY_LOG_LIMIT,
-    DEFAULT_OUTPUT_BOUND,
-    Admission,
-    Trial,
-    Wait,
-    digest,
-    fingerprint,
-)
+from localagentbench.gateway._trial import Admission, Trial, fingerprint
 
 NO_RETRY: Mapping[str, str] = MappingProxyType({"x-should-retry": "false"})
 """Header the OpenAI and Anthropic SDKs honour: do not retry this error."""
@@ -48,6 +41,9 @@ NO_RETRY: Mapping[str, str] = MappingProxyType({"x-should-retry": "false"})
 
 BIG_BODY = 256 * 1024
 """Bodies over this size are parsed and logged on a worker thread, off the event loop."""
+
+BODIES_AT_ONCE = 2
+"""Request bodies one trial may have in reading and parsing at a time (others wait)."""
 
 MAX_BODY = 32 * 1024 * 1024
 """The largest request body the gateway reads (bytes); a larger one is answered 413

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import IO
 
 from localagentbench.gateway._backend import Backend
-from localagentbench.gateway._blame import FAILURES
+from localagentbench.gateway._bodylog import LOG_BUDGET, body_for_log
+from localagentbench.gateway._budget import Hold, TokenBudget, Wait
 from localagentbench.gateway._canonical import (
     ChatRequest,
     Reply,
@@ -24,6 +25,7 @@ from localagentbench.gateway._canonical import (
 )
 from localagentbench.gateway._cassette import CassetteRecorder
 from localagentbench.gateway._errors import BackendHTTPError
+from localagentbench.gateway._failures import FAILURES
 from localagentbench.gateway._redact import redactor_for
 from localagentbench.gateway._side import side_reason
 from localagentbench.gateway._stats import (
@@ -53,69 +55,6 @@ class Admission:
     """Output tokens the reply may spend; None without a token cap."""
 
 
-@dataclass(slots=True)
-class Hold:
-    """Tokens reserved for an admitted request and the output it may spend."""
-
-    tokens: int
-    allowance: int | None
-
-
-@dataclass(slots=True)
-class Wait:
-    """The token budget is held by requests in flight: wait for one to settle, then ask
-    again (never refused for tokens that may yet be given back)."""
-
-    settled: asyncio.Event
-
-
-BODY_LOG_LIMIT = 1024 * 1024
-"""A request body up to this size (bytes) is logged whole in gateway.jsonl; a larger one
-as its length and sha256 only."""
-
-INVALID_BODY_LOG_LIMIT = 4096
-"""A body that is not JSON is logged (escaped) only up to this size, else as a digest."""
-
-LOG_BUDGET = 64 * 1024 * 1024
-"""Request bytes a trial's gateway.jsonl holds in full; past it, every body (rejected
-ones count too) is logged as a digest."""
-
-BODIES_AT_ONCE = 2
-"""Request bodies one trial may have in reading and parsing at a time (others wait)."""
-
-DEFAULT_OUTPUT_BOUND = 32_000
-"""Output tokens reserved for a request that names no `max_tokens` when the configuration
-sets no output cap (a reply longer than that is cut at the token cap's edge only)."""
-
-
-def digest(raw: bytes) -> dict[str, object]:
-    """A body's stand-in in gateway.jsonl: its length and sha256."""
-    return {"omitted": True, "bytes": len(raw), "sha256": hashlib.sha256(raw).hexdigest()}
-
-
-def body_for_log(raw: bytes, *, whole: bool, known_json: bool = False) -> str:
-    """The request body as one JSON value for gateway.jsonl: the JSON itself when it is
-    JSON and `whole`, a short escaped string when small, else `digest`. `known_json`: the
-    body was parsed already, so it is not parsed again to be checked."""
-    if whole and len(raw) <= BODY_LOG_LIMIT:
-        if b"\n" not in raw and b"\r" not in raw:
-            try:
-                text = raw.decode("utf-8")
-                if not known_json:
-                    json.loads(text)
-            except ValueError:
-                pass
-            else:
-                return text
-        try:
-            return json.dumps(json.loads(raw), ensure_ascii=False)
-        except ValueError:
-            pass
-    if whole and len(raw) <= INVALID_BODY_LOG_LIMIT:
-        return json.dumps(raw.decode("utf-8", errors="replace"), ensure_ascii=False)
-    return json.dumps(digest(raw))
-
-
 def fingerprint(raw: bytes) -> str:
     """Stable hash of a request body."""
     return hashlib.blake2b(raw, digest_size=12).hexdigest()
@@ -142,12 +81,10 @@ class Trial:
         self.trial_id = trial_id
         self.output_cap = output_cap
         self.redactor = redactor_for(backend)
-        self._reserved = 0
-        self._in_flight = 0
-        self._settled: asyncio.Event | None = None
+        self._budget = TokenBudget(max_tokens, output_cap) if max_tokens is not None else None
         self._logged = 0
         self.reading: asyncio.Semaphore | None = None
-        """Bodies of this trial read and parsed at once (`BODIES_AT_ONCE`), made on first use
+        """Bodies of this trial read and parsed at once (`_call.BODIES_AT_ONCE`), made on first use
         on the gateway's loop: what one trial's requests hold in memory before admission."""
         self.model = model
         self.workspace = str(workspace.resolve())
@@ -185,15 +122,10 @@ class Trial:
     ) -> Admission | Wait:
         """Count the request, apply the caps and the loop detector, classify it.
 
-        With a token cap, the request is admitted only with a reservation: an upper bound
-        of its prompt (`request_token_bound`) plus an output bound (its own max_tokens, else
-        the configuration's output cap, else `DEFAULT_OUTPUT_BOUND`); the reservation is
-        settled by `record`. When requests in flight hold what is left, the answer is a
-        `Wait` (never a refusal for tokens that may come back). With nothing in flight, a
-        request whose bound does not fit gets what is left, judged by its prompt estimate;
-        it is refused only when spent tokens leave no room for that estimate. So concurrent
-        requests cannot overrun the cap; the last one at its edge can pass it by how far its
-        prompt's real count exceeds the estimate (its output is held to the allowance).
+        With a token cap, an admitted request holds a reservation (`TokenBudget.reserve`)
+        until `record` settles it; when requests in flight hold what is left, the answer is
+        a `Wait` (await its event, then ask again), never a refusal for tokens that may
+        come back.
         `prompt`: (estimate, bound) when already computed off the event loop; `fp` likewise
         the body's `fingerprint`.
         """
@@ -203,7 +135,10 @@ class Trial:
         with self._lock:
             stats = self._stats
             reached = self._cap_reached(stats)  # refused at once, never kept waiting
-            reserve = Hold(0, None) if reached else self._reservation(request, prompt or (0, 0))
+            reserve: Hold | Wait | str = Hold(0, None)
+            if reached is None and self._budget is not None:
+                spent = stats.input_tokens + stats.output_tokens
+                reserve = self._budget.reserve(request, spent, prompt or (0, 0))
             if isinstance(reserve, Wait):
                 return reserve
             side = side_reason(request, seen_tools=self._seen_tools)
@@ -222,7 +157,9 @@ class Trial:
                 )
             self._seq += 1
             refused = None
-            cap = reached or (None if isinstance(reserve, Hold) else reserve)
+            cap: tuple[CapName, str] | None = reached
+            if isinstance(reserve, str):
+                cap = "max_tokens", reserve
             hold = reserve if isinstance(reserve, Hold) else Hold(0, None)
             if cap is not None:
                 name, refused = cap
@@ -238,50 +175,15 @@ class Trial:
                 stats.requests += 1
                 if side:
                     stats.side_requests += 1
-                if self.max_tokens is not None:
-                    self._reserved += hold.tokens
-                    self._in_flight += 1
             admission = Admission(self._seq, fp, side, refused, hold.tokens, hold.allowance)
         for signal in signals:
             self._send(signal)
         return admission
 
-    def _reservation(
-        self, request: ChatRequest, prompt: tuple[int, int]
-    ) -> Hold | Wait | tuple[CapName, str]:
-        """What the token cap allows this request (call under the lock): a `Hold` (tokens
-        reserved, output allowance), a `Wait`, or the refusal when nothing is left."""
-        if self.max_tokens is None:
-            return Hold(0, None)
-        estimate, ceiling = prompt
-        stats = self._stats
-        spent = stats.input_tokens + stats.output_tokens
-        bound = request.max_tokens or self.output_cap or DEFAULT_OUTPUT_BOUND
-        free = self.max_tokens - spent - self._reserved
-        if ceiling + bound <= free:
-            return Hold(ceiling + bound, bound)
-        if self._in_flight:
-            if self._settled is None:
-                self._settled = asyncio.Event()
-            return Wait(self._settled)
-        if estimate >= free:
-            return "max_tokens", (
-                f"LocalAgentBench token cap reached: this trial spent {spent} of its "
-                f"{self.max_tokens} model tokens (max_tokens) and this request's prompt "
-                f"(about {estimate} tokens) does not fit in what is left; the trial ends as "
-                "cap_hit"
-            )
-        return Hold(free, min(bound, free - estimate))
-
     def _settle(self, admission: Admission) -> None:
-        """Give back a request's reservation (call under the lock) and wake the waiters."""
-        if self.max_tokens is None or admission.refused is not None:
-            return
-        self._reserved -= admission.reserved
-        self._in_flight -= 1
-        settled, self._settled = self._settled, None
-        if settled is not None:
-            settled.set()
+        """Give back an admitted request's reservation (call under the lock)."""
+        if self._budget is not None and admission.refused is None:
+            self._budget.settle(admission.reserved)
 
     def _cap_reached(self, stats: TrialStats) -> tuple[CapName, str] | None:
         """The cap this trial has reached, and the refusal text; None while under both."""
