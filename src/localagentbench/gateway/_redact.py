@@ -89,11 +89,6 @@ class Redactor:
                 value = value.replace(address, UPSTREAM)
         return value
 
-    def clean(self, value: object) -> bool:
-        """Whether `value`'s text holds nothing `text` would replace."""
-        text = str(value)
-        return self.text(text) == text
-
 
 def credential_values(environ: Mapping[str, str] | None = None) -> list[str]:
     """Values of credential-named variables in the (harness's) environment."""
