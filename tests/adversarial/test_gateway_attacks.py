@@ -731,6 +731,7 @@ def test_through_the_runner_the_key_stays_out_and_siblings_stay_apart(
         assert readable[sandbox] < 10
     everything = _run_folder_text(tmp_path / "run")
     assert _leaks(everything, trap.port) == []
+    assert not re.search(r"/t/[A-Za-z0-9_-]{32}", everything)  # nor a route's secret
     assert os.environ["OPENAI_API_KEY"] == KEY
 
 
