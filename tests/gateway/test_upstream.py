@@ -120,15 +120,17 @@ def test_backend_429_becomes_rate_limited_event_with_retry_after(
     assert len(stats.rate_limited) == 1
     event = stats.rate_limited[0]
     assert (event.status, event.retry_after_s) == (429, 2.0)
-    assert event.endpoint == up.openai_base_url + "/chat/completions"
-    assert "Rate limit" in event.message
+    address = f"127.0.0.1:{upstream.port}"
+    assert event.endpoint == up.openai_base_url.replace(address, "[upstream]") + "/chat/completions"
+    assert "rate limited" in event.message  # the upstream here is a gateway: its typed text
     assert stats.errors == 1
     assert [(s.kind, s.retry_after_s) for s in signals] == [("rate_limited", 2.0)]
 
 
-def test_dead_backend_is_502_naming_the_endpoint(
+def test_dead_backend_is_502_naming_the_failure_not_the_endpoint(
     gateway: Gateway, open_trial: OpenTrial, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The agent learns the kind of failure; where the upstream lives stays with the gateway."""
     with Gateway() as dead:
         port = dead.port
     monkeypatch.setenv("LAB_OPENAI_BASE_URL", f"http://127.0.0.1:{port}/v1")
@@ -138,8 +140,10 @@ def test_dead_backend_is_502_naming_the_endpoint(
         json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
     )
     assert reply.status_code == 502
-    assert f"127.0.0.1:{port}" in reply.json()["error"]["message"]
-    assert gateway.stats("t1").errors == 1
+    assert "connect_refused" in reply.json()["error"]["message"]
+    assert str(port) not in reply.text
+    stats = gateway.stats("t1")
+    assert (stats.errors, stats.endpoint_failures, stats.failures) == (1, 1, {"connect_refused": 1})
 
 
 def test_cassette_records_and_replays_in_another_workspace(
@@ -286,7 +290,7 @@ def test_backend_auth_failure_reaches_the_agent_as_502(
     up = open_upstream(upstream, tmp_path, model)
     monkeypatch.setenv("LAB_OPENAI_BASE_URL", up.openai_base_url)
     route = open_trial(model="openai/m")
-    with pytest.raises(anthropic.InternalServerError, match="Invalid API key") as info:
+    with pytest.raises(anthropic.InternalServerError, match="refused the gateway's key") as info:
         anthropic.Anthropic(
             base_url=route.anthropic_base_url, api_key="k", max_retries=0
         ).messages.create(model="x", max_tokens=100, messages=[{"role": "user", "content": "hi"}])

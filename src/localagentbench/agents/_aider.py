@@ -122,10 +122,6 @@ class AiderAgent(CliAgent):
             str(binary),
             "--model",
             model,
-            "--openai-api-base",
-            route.openai_base_url,
-            "--openai-api-key",
-            "lab-unused",
             "--model-metadata-file",
             str(metadata),
             "--edit-format",
@@ -154,7 +150,10 @@ class AiderAgent(CliAgent):
         argv += ["--message", ctx.prompt]
         if self.settings.chat_files == "tracked":
             argv += ["--", *tracked_files(ctx.workspace)]
-        return Invocation(argv=argv, env=ENV)
+        # The route's URL holds its secret: in the environment, never on the command line,
+        # which every process on the host can read (/proc/PID/cmdline).
+        env = {**ENV, "OPENAI_API_BASE": route.openai_base_url, "OPENAI_API_KEY": "lab-unused"}
+        return Invocation(argv=argv, env=env)
 
     def parse(self, ctx: AgentContext, result: ProcessResult) -> Trajectory:
         path = ctx.home / LLM_HISTORY

@@ -269,6 +269,7 @@ class CliAgent(BaseAgent):
             env=env,
             network="gateway",
             gateway_port=ctx.gateway_port,
+            gateway_route=ctx.route.path or None,
             memory_mb=self.settings.memory_mb,
             max_processes=self.settings.max_processes,
             max_file_mb=self.settings.max_file_mb,

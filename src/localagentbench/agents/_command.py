@@ -5,6 +5,9 @@ variables of the contract, HOME (the trial's private home), PATH (the harness
 interpreter's folder and the system folders), LANG, plus only the variables
 the configuration lists. Arguments may use ``{prompt}``, ``{prompt_file}``,
 ``{workspace}``, ``{model}``, ``{base_url}``, ``{trial_id}`` and ``{answer_file}``.
+Prefer ``LAB_BASE_URL`` to ``{base_url}``: the URL holds the trial's route secret, and a
+command line is readable by every process on the host under landlock (bwrap's PID
+namespace hides it); the bundled adapters never put it there.
 
 The program (a path, or a name on PATH) and an interpreter's script
 (``python3 agent.py``) are shown read-only in the sandbox; the runner makes
@@ -131,6 +134,7 @@ class CommandAgent(BaseAgent):
             env=env,
             network="gateway" if ctx.gateway_port else "none",
             gateway_port=ctx.gateway_port,
+            gateway_route=ctx.route.path or None if ctx.route else None,
             memory_mb=self.settings.memory_mb,
             max_processes=self.settings.max_processes,
             max_file_mb=self.settings.max_file_mb,

@@ -57,8 +57,6 @@ class MiniSweAgent(CliAgent):
 
     def invocation(self, ctx: AgentContext, route: TrialRoute, binary: Path) -> Invocation:
         overrides = {
-            "model.model_kwargs.api_base": route.openai_base_url,
-            "model.model_kwargs.api_key": "lab-unused",
             "model.cost_tracking": "ignore_errors",
             "agent.cost_limit": "0",
             "agent.step_limit": str(self.settings.step_limit),
@@ -78,7 +76,15 @@ class MiniSweAgent(CliAgent):
             "--task",
             ctx.prompt,
         ]
-        env = {**ENV, "MSWEA_GLOBAL_CONFIG_DIR": str(ctx.home / ".config" / "mini-swe-agent")}
+        # litellm takes the base URL from the environment: the route's URL holds its secret
+        # and stays off the command line, which every process on the host can read.
+        env = {
+            **ENV,
+            "MSWEA_GLOBAL_CONFIG_DIR": str(ctx.home / ".config" / "mini-swe-agent"),
+            "OPENAI_API_BASE": route.openai_base_url,
+            "OPENAI_BASE_URL": route.openai_base_url,
+            "OPENAI_API_KEY": "lab-unused",
+        }
         return Invocation(argv=argv, env=env)
 
     def parse(self, ctx: AgentContext, result: ProcessResult) -> Trajectory:

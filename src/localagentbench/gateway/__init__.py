@@ -30,6 +30,8 @@ from localagentbench.gateway._errors import (
     TrialNotFound,
     UnknownModel,
 )
+from localagentbench.gateway._failures import FAILURES, Failure, Fault
+from localagentbench.gateway._redact import Redactor
 from localagentbench.gateway._route import DEFAULT_TRIAL, TrialRoute
 from localagentbench.gateway._script import Script, Step, load_script, shipped_scripts
 from localagentbench.gateway._stats import RateLimitEvent, TrialSignal, TrialStats
@@ -69,6 +71,7 @@ __all__ = [
     "BACKENDS",
     "BACKEND_GROUP",
     "DEFAULT_TRIAL",
+    "FAILURES",
     "Backend",
     "BackendHTTPError",
     "BackendUnavailable",
@@ -77,6 +80,8 @@ __all__ = [
     "CassetteDiverged",
     "ChatRequest",
     "Event",
+    "Failure",
+    "Fault",
     "Finish",
     "Gateway",
     "GatewayError",
@@ -84,6 +89,7 @@ __all__ = [
     "ProbeResult",
     "RateLimitEvent",
     "ReasoningDelta",
+    "Redactor",
     "Script",
     "ScriptError",
     "Step",

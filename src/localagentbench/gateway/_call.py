@@ -3,25 +3,51 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import math
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 import aiohttp
 from aiohttp import web
 
 from localagentbench.gateway._backend import CallContext
-from localagentbench.gateway._canonical import ChatRequest
-from localagentbench.gateway._errors import BackendHTTPError, BadRequest, CassetteDiverged
+from localagentbench.gateway._blame import FAILURES, classify_exception
+from localagentbench.gateway._bodylog import BODY_LOG_LIMIT, digest
+from localagentbench.gateway._budget import DEFAULT_OUTPUT_BOUND, Wait
+from localagentbench.gateway._canonical import (
+    ChatRequest,
+    count_request_tokens,
+    request_token_bound,
+)
+from localagentbench.gateway._errors import (
+    BackendHTTPError,
+    BadRequest,
+    CassetteDiverged,
+    GatewayError,
+)
 from localagentbench.gateway._exchange import Exchange, dumps
 from localagentbench.gateway._front import Front
 from localagentbench.gateway._routes import Route
-from localagentbench.gateway._trial import Admission, Trial
+from localagentbench.gateway._trial import Admission, Trial, fingerprint
 
 NO_RETRY: Mapping[str, str] = MappingProxyType({"x-should-retry": "false"})
 """Header the OpenAI and Anthropic SDKs honour: do not retry this error."""
+
+
+BIG_BODY = 256 * 1024
+"""Bodies over this size are parsed and logged on a worker thread, off the event loop."""
+
+BODIES_AT_ONCE = 2
+"""Request bodies one trial may have in reading and parsing at a time (others wait)."""
+
+MAX_BODY = 32 * 1024 * 1024
+"""The largest request body the gateway reads (bytes); a larger one is answered 413
+unread. A long agent conversation is well under 2 MB of JSON."""
 
 
 class _Recorder:
@@ -33,19 +59,29 @@ class _Recorder:
         admission: Admission,
         front: Front,
         path: str,
-        raw: bytes,
-        request: ChatRequest,
+        parsed: _Parsed,
         started: float,
     ) -> None:
         self.trial, self.admission, self.front, self.path = trial, admission, front, path
-        self.raw, self.request, self.started = raw, request, started
+        self.raw, self.request, self.started = parsed.raw, parsed.request, started
+        self.size, self.body = parsed.size, parsed.logged
         self.done = False
 
-    def __call__(self, status: int, exchange: Exchange | None, error: str | None) -> None:
+    def __call__(
+        self,
+        status: int,
+        exchange: Exchange | None,
+        error: str | None,
+        *,
+        failure: str | None = None,
+        charged: bool = False,
+    ) -> None:
+        """Record the outcome. `charged`: the call failed, but what the upstream took and
+        produced so far is charged (the agent hung up, or the reply broke mid-way)."""
         if self.done:
             return
         self.done = True
-        reply = exchange.reply if exchange is not None and error is None else None
+        reply = exchange.reply if exchange is not None and (error is None or charged) else None
         tokens_in, tokens_out, origin = (
             exchange.usage() if exchange is not None and reply is not None else (0, 0, "counted")
         )
@@ -67,7 +103,12 @@ class _Recorder:
             error=error,
             request=self.request,
             cached_tokens=exchange.cached_tokens() if exchange is not None and reply else 0,
+            failure=failure,
+            charged=None if error is None else charged and reply is not None,
+            body=self.body,
+            size=self.size,
         )
+        self.raw = b""  # the line holds what is kept of it
         # the stats are updated; the file line waits until the reply's last bytes are out
         asyncio.get_running_loop().call_soon(self.trial.write, line)
 
@@ -84,6 +125,118 @@ def error_response(
     )
 
 
+@dataclass(slots=True)
+class _Parsed:
+    """A request body understood: what the call needs of it."""
+
+    raw: bytes
+    """The body; empty when it is too big to log (`logged` stands for it)."""
+    size: int
+    request: ChatRequest
+    prompt: int
+    """The prompt's token estimate."""
+    prompt_bound: int
+    """An upper bound on the prompt's tokens (`request_token_bound`)."""
+    fingerprint: str
+    logged: str | None
+    """The body's gateway.jsonl form when it is a digest, else None (made at record time)."""
+
+
+def _parse(front: Front, raw: bytes, model: str | None) -> _Parsed:
+    """Parse and measure a body (BadRequest/ValueError if unusable); a body over
+    `BODY_LOG_LIMIT` is replaced by its digest at once, so a long call does not hold it."""
+    request = front.parse(json.loads(raw), model)
+    big = len(raw) > BODY_LOG_LIMIT
+    return _Parsed(
+        raw=b"" if big else raw,
+        size=len(raw),
+        request=request,
+        prompt=count_request_tokens(request),
+        prompt_bound=request_token_bound(request),
+        fingerprint=fingerprint(raw),
+        logged=json.dumps(digest(raw)) if big else None,
+    )
+
+
+async def _reject(trial: Trial, **fields: Any) -> None:
+    """`trial.reject`, on a worker thread when the body is big."""
+    raw = fields.get("raw", b"")
+    if len(raw) > BIG_BODY:
+        await asyncio.to_thread(functools.partial(trial.reject, **fields))
+    else:
+        trial.reject(**fields)
+
+
+async def _read(http: web.Request, trial: Trial, front: Front, path: str) -> bytes | web.Response:
+    """The body, or the 413 answer when it is over the gateway's limit (recorded)."""
+    limit = MAX_BODY
+    declared = http.content_length
+    if declared is None or declared <= limit:
+        try:
+            return await http.read()
+        except web.HTTPRequestEntityTooLarge:
+            pass
+    failure = FAILURES["too_large"]
+    message = f"{failure.message}: the gateway takes at most {limit} bytes"
+    await _reject(
+        trial,
+        front=front.name,
+        path=path,
+        status=failure.status,
+        error=message,
+        raw=b"",
+        failure="too_large",
+        size=declared or limit,
+    )
+    return error_response(front, failure.status, message, "request_too_large", NO_RETRY)
+
+
+def _upstream_failure(
+    trial: Trial, record: _Recorder, front: Front, error: BaseException, exchange: Exchange
+) -> web.Response:
+    """Record a failed upstream call (redacted, classified) and answer the agent with the
+    failure's short fixed text: no exception repr, no upstream body, no address."""
+    started = exchange.ttft_s is not None
+    kind = classify_exception(error, started=started)
+    failure = FAILURES[kind]
+    detail = f"{type(error).__name__}: {error}"
+    status = failure.status
+    if isinstance(error, BackendHTTPError) and kind == "upstream_rejected":
+        status = error.status
+    record(status, exchange, detail, failure=kind, charged=started)
+    upstream = f" (HTTP {error.status})" if isinstance(error, BackendHTTPError) else ""
+    message = f"{failure.message}{upstream} [{kind}]"
+    return error_response(front, status, message, kind, NO_RETRY if kind != "upstream_5xx" else {})
+
+
+async def _read_and_parse(
+    http: web.Request, trial: Trial, front: Front, route: Route, path: str
+) -> _Parsed | web.StreamResponse:
+    """The body, its request, prompt estimate and fingerprint; or the recorded refusal
+    (too large, not a request). Big bodies are parsed on a worker thread."""
+    raw = await _read(http, trial, front, path)
+    if isinstance(raw, web.Response):
+        return raw
+    try:
+        if len(raw) > BIG_BODY:
+            parsed = await asyncio.to_thread(_parse, front, raw, route.model)
+        else:
+            parsed = _parse(front, raw, route.model)
+    except (ValueError, RecursionError, BadRequest) as e:
+        message = f"bad request: {e}"[:500]
+        await _reject(
+            trial,
+            front=front.name,
+            path=path,
+            status=400,
+            error=message,
+            raw=raw,
+            failure="bad_request",
+        )
+        return error_response(front, 400, message, "invalid_request_error")
+    return parsed
+
+
 async def serve_call(
     http: web.Request,
     trial: Trial,
@@ -95,71 +248,95 @@ async def serve_call(
     started = time.perf_counter()
     front = route.front
     assert front is not None
-    raw = await http.read()
-    try:
-        body = json.loads(raw)
-        request = front.parse(body, route.model)
-    except (ValueError, BadRequest) as e:
-        message = f"bad request: {e}"
-        trial.reject(front=front.name, path=path, status=400, error=message, raw=raw)
-        return error_response(front, 400, message, "invalid_request_error")
+    if trial.reading is None:
+        trial.reading = asyncio.Semaphore(BODIES_AT_ONCE)
+    async with trial.reading:
+        parsed = await _read_and_parse(http, trial, front, route, path)
+    if isinstance(parsed, web.StreamResponse):
+        return parsed
+    request = parsed.request
     if route.stream is not None:
         request.stream = route.stream
-    admission = trial.admit(request, raw)
-    record = _Recorder(trial, admission, front, path, raw, request, started)
+    while isinstance(
+        admission := trial.admit(
+            request, parsed.raw, (parsed.prompt, parsed.prompt_bound), parsed.fingerprint
+        ),
+        Wait,
+    ):
+        await admission.settled.wait()
+    bound = request.max_tokens or trial.output_cap or DEFAULT_OUTPUT_BOUND
+    if admission.allowance is not None and admission.allowance < bound:
+        request.max_tokens = admission.allowance  # the budget's edge: ask for no more
+    record = _Recorder(trial, admission, front, path, parsed, started)
     if admission.refused is not None:
         record(429, None, admission.refused)
         return error_response(front, 429, admission.refused, "request_cap_reached", NO_RETRY)
     ctx = CallContext(trial.workspace, admission.side is not None, admission.fingerprint, session)
     exchange = Exchange(request, trial.backend.stream(request, ctx), started, trial.model)
+    exchange.allowance = admission.allowance
     exchange.on_complete = lambda: record(200, exchange, None)
     try:
         await exchange.prime()
     except asyncio.CancelledError:
-        record(499, None, "the agent disconnected before the reply started")
+        # the upstream has the prompt: a hang-up before the first byte still pays for it
+        record(
+            499,
+            exchange,
+            "the agent disconnected before the reply started",
+            failure="disconnect",
+            charged=True,
+        )
+        await exchange.aclose()
         raise
     except BackendHTTPError as e:
-        headers: dict[str, str] = {}
-        if e.rate_limited:
-            trial.rate_limited(e)
-            if e.retry_after_s is not None:
-                headers["retry-after"] = str(math.ceil(max(0.0, e.retry_after_s)))
-                headers["retry-after-ms"] = str(round(max(0.0, e.retry_after_s) * 1000))
-        # the backend refusing the gateway's own key is not the agent's auth problem: an
-        # agent shown 401 may start a login flow instead of reporting the failure
-        if e.status >= 500 and not e.rate_limited:
-            trial.endpoint_failed()
-        refused_key = e.status in {401, 403} and not (e.rate_limited or e.scripted)
-        status = 502 if refused_key else e.status
-        record(status, None, str(e))
-        return error_response(
-            front,
-            status,
-            str(e),
-            "rate_limit_error" if e.rate_limited else "backend_error",
-            headers,
-        )
+        if e.rate_limited or e.scripted:
+            return _backend_refusal(trial, record, front, e)
+        return _upstream_failure(trial, record, front, e, exchange)
     except CassetteDiverged as e:
         record(409, None, str(e))
         return error_response(front, 409, str(e), "cassette_diverged", NO_RETRY)
-    except (TimeoutError, aiohttp.ClientError, OSError) as e:
-        message = f"backend {trial.backend.endpoint} unreachable: {e!r}"
-        trial.endpoint_failed()
-        record(502, None, message)
-        return error_response(front, 502, message, "backend_unreachable")
-    except Exception as e:  # the edge: any backend fault becomes a recorded 502, never a crash
-        message = f"backend {trial.backend.endpoint} failed: {e!r}"
-        record(502, None, message)
-        return error_response(front, 502, message, "backend_error")
+    except Exception as e:  # the edge: any backend fault becomes a recorded answer, never a crash
+        return _upstream_failure(trial, record, front, e, exchange)
     try:
         response = await front.respond(http, exchange)
     except asyncio.CancelledError:
-        record(499, exchange, "the agent disconnected during the reply")
+        record(
+            499,
+            exchange,
+            "the agent disconnected during the reply",
+            failure="disconnect",
+            charged=True,
+        )
         await exchange.aclose()
         raise
     except Exception as e:
-        record(502, exchange, f"reply broken: {e!r}")
+        kind = classify_exception(e, started=True)
+        record(502, exchange, f"reply broken: {type(e).__name__}: {e}", failure=kind, charged=True)
         await exchange.aclose()
-        raise
+        # the server logs what a handler raises: the typed kind, never the client's repr
+        raise GatewayError(f"reply broken mid-way ({kind})") from None
     record(response.status, exchange, None)
     return response
+
+
+def _backend_refusal(
+    trial: Trial, record: _Recorder, front: Front, e: BackendHTTPError
+) -> web.Response:
+    """A rate limit (the lane waits on it) or a scripted error: its status is passed on;
+    its text only after redaction, and a rate limit's only as the fixed phrase."""
+    headers: dict[str, str] = {}
+    if e.rate_limited:
+        trial.rate_limited(e)
+        if e.retry_after_s is not None:
+            headers["retry-after"] = str(math.ceil(max(0.0, e.retry_after_s)))
+            headers["retry-after-ms"] = str(round(max(0.0, e.retry_after_s) * 1000))
+    kind = None if e.rate_limited or e.status < 500 else "upstream_5xx"
+    record(e.status, None, str(e), failure=kind)
+    message = (
+        f"the model endpoint is rate limited (HTTP {e.status})"
+        if e.rate_limited
+        else trial.redactor.text(e.message)
+    )
+    return error_response(
+        front, e.status, message, "rate_limit_error" if e.rate_limited else "backend_error", headers
+    )

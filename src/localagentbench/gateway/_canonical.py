@@ -223,6 +223,26 @@ def count_request_tokens(request: ChatRequest) -> int:
     return total
 
 
+MESSAGE_OVERHEAD_BOUND = 8
+"""Tokens a chat template may add around one message (role markers, separators), at most."""
+
+
+def request_token_bound(request: ChatRequest) -> int:
+    """An upper bound on a request's prompt tokens whatever the tokenizer: a byte-level BPE
+    never makes more tokens than the text has UTF-8 bytes. About four times
+    `count_request_tokens` for English; the bound an estimate cannot be talked under (a
+    prompt of emoji or rare scripts is many tokens per character, counted a quarter each)."""
+    total = 0
+    for message in request.messages:
+        total += MESSAGE_OVERHEAD_BOUND + len(message.text.encode())
+        for call in message.tool_calls:
+            total += len(call.name.encode()) + len(call.arguments.encode())
+    for tool in request.tools:
+        total += MESSAGE_OVERHEAD_BOUND + len(tool.name.encode()) + len(tool.description.encode())
+        total += len(json.dumps(tool.parameters).encode())
+    return total
+
+
 def count_reply_tokens(reply: Reply) -> int:
     """Approximate completion tokens of an assembled reply."""
     total = count_tokens(reply.text) + count_tokens(reply.reasoning)

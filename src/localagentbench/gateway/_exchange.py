@@ -14,7 +14,10 @@ from localagentbench.gateway._canonical import (
     ChatRequest,
     Event,
     Finish,
+    ReasoningDelta,
     Reply,
+    TextDelta,
+    ToolArgsDelta,
     count_reply_tokens,
     count_request_tokens,
 )
@@ -43,6 +46,28 @@ class Exchange:
         self._counted: tuple[int, int, TokenOrigin] | None = None
         self.on_complete: Callable[[], None] | None = None
         """Called once when the last event is consumed, before the front's closing bytes."""
+        self.allowance: int | None = None
+        """Output tokens the reply may spend (the trial's token cap); past them (counted
+        from the streamed text) the reply is ended with finish `length`."""
+        self.cut = False
+        """The reply was ended by the gateway at its allowance."""
+        self._chars = 0
+
+    @property
+    def cut_at(self) -> int | None:
+        """Counted output tokens past which the gateway ends the reply: the allowance
+        itself, so a reply cannot spend more than was reserved for it (a backend that
+        honours max_tokens stops there too; one that does not is cut)."""
+        return self.allowance
+
+    def _over(self, event: Event) -> bool:
+        """Count an event's text; whether the reply has passed `cut_at`."""
+        if isinstance(event, TextDelta | ReasoningDelta):
+            self._chars += len(event.text)
+        elif isinstance(event, ToolArgsDelta):
+            self._chars += len(event.fragment)
+        limit = self.cut_at
+        return limit is not None and (self._chars + 3) // 4 > limit
 
     async def prime(self) -> None:
         """Fetch the first event (raises the backend's error, if any, before streaming)."""
@@ -62,6 +87,10 @@ class Exchange:
                 self._complete()
                 return
         async for event in self._events:
+            if not isinstance(event, Finish) and self._over(event):
+                self.cut = True
+                await self.aclose()
+                event = Finish("length")
             self.reply.add(event)
             yield event
             if isinstance(event, Finish):

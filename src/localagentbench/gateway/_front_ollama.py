@@ -281,8 +281,9 @@ async def version(http: web.Request, trial: Trial) -> web.StreamResponse:
 
 async def show(http: web.Request, trial: Trial) -> web.StreamResponse:
     """`POST /api/show`: details with tool capability and a context length."""
+    raw = await http.read()
     try:
-        body = json.loads(await http.read() or b"{}")
+        body = json.loads(raw or b"{}") if len(raw) < 64 * 1024 else {}
     except ValueError:
         body = {}
     name = (

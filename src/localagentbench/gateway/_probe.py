@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from localagentbench.gateway._backend import Backend, CallContext, make_backend
 from localagentbench.gateway._canonical import ChatRequest, Message, Reply, ToolSpec
 from localagentbench.gateway._errors import BackendHTTPError, BackendUnavailable, GatewayError
+from localagentbench.gateway._redact import Redactor, redactor_for
 
 HINTS: Mapping[str, str] = MappingProxyType(
     {
@@ -107,6 +108,10 @@ def classify(reply: Reply) -> tuple[Literal["native", "pseudo", "none"], str]:
 
 
 def _unavailable(model: str, backend: Backend, error: Exception) -> BackendUnavailable:
+    """The user-facing refusal: it names the endpoint (the user's own setting, shown to the
+    user) but carries no credential: exception texts and upstream bodies are redacted."""
+    credentials = Redactor(secrets=redactor_for(backend).secrets)
+    endpoint = credentials.text(backend.endpoint)
     prefix = model.partition("/")[0]
     hint = HINTS.get(prefix, "the endpoint")
     if isinstance(error, BackendHTTPError):
@@ -118,15 +123,17 @@ def _unavailable(model: str, backend: Backend, error: Exception) -> BackendUnava
         if status_hint:
             hint = f"{status_hint}; {hint}"
         return BackendUnavailable(
-            backend.endpoint,
-            f"HTTP {error.status}: {error.message[:300]}",
+            endpoint,
+            f"HTTP {error.status}: {credentials.text(error.message)[:300]}",
             hint,
             rate_limited=error.rate_limited,
             retry_after_s=error.retry_after_s,
         )
     if isinstance(error, TimeoutError):
-        return BackendUnavailable(backend.endpoint, "no answer in time", hint)
-    return BackendUnavailable(backend.endpoint, f"{type(error).__name__}: {error}", hint)
+        return BackendUnavailable(endpoint, "no answer in time", hint)
+    return BackendUnavailable(
+        endpoint, credentials.text(f"{type(error).__name__}: {error}")[:500], hint
+    )
 
 
 async def _complete(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 __all__ = ["DEFAULT_TRIAL", "TRIAL_ID", "TrialRoute"]
 
@@ -25,7 +26,8 @@ class TrialRoute:
 
     trial_id: str
     base_url: str
-    """`http://127.0.0.1:PORT/t/<trial_id>`: root of every protocol below."""
+    """`http://127.0.0.1:PORT/t/<secret>`: root of every protocol below. The secret is
+    random per trial and the route's only key: hand it to this trial's agent alone."""
     openai_base_url: str
     """OpenAI chat completions base (`.../v1`): LAB_BASE_URL, OPENAI_BASE_URL."""
     responses_base_url: str
@@ -36,6 +38,11 @@ class TrialRoute:
     """Ollama host (the client appends `/api/chat`): OLLAMA_HOST."""
     gemini_base_url: str
     """Gemini base (the client appends `/v1beta/models/...`): GOOGLE_GEMINI_BASE_URL."""
+
+    @property
+    def path(self) -> str:
+        """The route's path prefix (`/t/<secret>`; empty for the root route)."""
+        return urlsplit(self.base_url).path.rstrip("/")
 
     def env(self) -> dict[str, str]:
         """The base-URL variables agents and their SDKs read, pointed at this trial.

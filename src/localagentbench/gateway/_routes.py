@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -119,10 +121,23 @@ async def one_model(http: web.Request, trial: Trial) -> web.StreamResponse:
     )
 
 
+BIG_BODY = 256 * 1024
+"""Bodies over this size are parsed on a worker thread, off the loop every trial shares."""
+
+
+async def from_body(http: web.Request, make: Callable[[Any], Any]) -> Any:
+    """`make(the request's JSON body)`, on a worker thread when the body is big
+    (ValueError when it is not JSON)."""
+    raw = await http.read()
+    if len(raw) > BIG_BODY:
+        return await asyncio.to_thread(lambda: make(json.loads(raw)))
+    return make(json.loads(raw))
+
+
 async def count_tokens(http: web.Request, trial: Trial) -> web.StreamResponse:
     """`POST /v1/messages/count_tokens` (Anthropic): the gateway's estimate."""
     try:
-        return _json(count_tokens_body(await http.json()))
+        return _json(await from_body(http, count_tokens_body))
     except (ValueError, GatewayError) as e:
         return web.json_response(
             {"type": "error", "error": {"type": "invalid_request_error", "message": str(e)}},
@@ -133,7 +148,7 @@ async def count_tokens(http: web.Request, trial: Trial) -> web.StreamResponse:
 async def gemini_count_tokens(http: web.Request, trial: Trial) -> web.StreamResponse:
     """`POST /v1beta/models/<m>:countTokens` (Gemini): the gateway's estimate."""
     try:
-        return _json(gemini_count_body(await http.json()))
+        return _json(await from_body(http, gemini_count_body))
     except (ValueError, GatewayError) as e:
         return web.json_response(
             {"error": {"code": 400, "message": str(e), "status": "INVALID_ARGUMENT"}}, status=400

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -13,7 +14,7 @@ import aiohttp
 from aiohttp import web
 
 from localagentbench.gateway._backend import make_backend
-from localagentbench.gateway._call import serve_call
+from localagentbench.gateway._call import MAX_BODY, serve_call
 from localagentbench.gateway._errors import (
     GatewayError,
     TrialNotFound,
@@ -45,11 +46,21 @@ class Gateway:
     from any thread; requests are served on the gateway's own event loop thread.
     """
 
-    def __init__(self, *, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self, *, host: str = "127.0.0.1", port: int = 0, upstream_timeout_s: float = 600.0
+    ) -> None:
         self.host = host
+        self.upstream_timeout_s = upstream_timeout_s
+        """Longest silence from an upstream (before its first byte or between two) before
+        the call fails as the endpoint's `first_byte_timeout`/`read_timeout`."""
         self._requested_port = port
         self._port: int | None = None
         self._trials: dict[str, Trial] = {}
+        """Open trials by their readable id (what the harness names them by)."""
+        self._routes: dict[str, Trial] = {}
+        """Open trials by their route secret (what a request names them by)."""
+        self._secrets: dict[str, str] = {}
+        """Route secret of each open trial id."""
         self._trials_lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -94,7 +105,7 @@ class Gateway:
             loop.close()
 
     async def _startup(self) -> int:
-        app = web.Application(client_max_size=256 * 1024 * 1024)
+        app = web.Application(client_max_size=MAX_BODY)
         app.router.add_route("*", "/{tail:.*}", self._handle)
         runner = web.AppRunner(
             app, access_log=None, handle_signals=False, handler_cancellation=True
@@ -166,6 +177,7 @@ class Gateway:
         cassette_path: Path | None = None,
         notify: Callable[[TrialSignal], None] | None = None,
         tool_call_repair: bool = False,
+        output_cap: int | None = None,
     ) -> TrialRoute:
         """Register a trial: its model backend, caps and recording file; returns its URLs.
 
@@ -177,6 +189,12 @@ class Gateway:
         `notify` is called on the gateway's thread with each `TrialSignal` (cap_hit,
         loop_detected, rate_limited) as it happens; it must be quick. `tool_call_repair`
         turns tool calls the model wrote as text into native ones (see `_repair`).
+        `output_cap` (the configuration's max output tokens) bounds what a request that
+        names no max_tokens reserves of `max_tokens`.
+
+        The route is a capability: its URL path holds a random secret (never derived from
+        the trial id) that only this trial's agent is given; the trial id stays the name in
+        logs and records. Any path that names no open trial's secret gets one 404.
         """
         if self._port is None:
             raise GatewayError("start the gateway before opening trials")
@@ -196,17 +214,25 @@ class Gateway:
             loop_threshold=loop_threshold,
             cassette_path=cassette_path,
             notify=notify,
+            output_cap=output_cap,
         )
+        secret = "" if trial_id == DEFAULT_TRIAL else secrets.token_urlsafe(24)
         with self._trials_lock:
             if trial_id in self._trials:
                 trial.close()
                 raise GatewayError(f"trial {trial_id!r} is already open")
             self._trials[trial_id] = trial
+            self._routes[secret] = trial
+            self._secrets[trial_id] = secret
         return self.route(trial_id)
 
     def route(self, trial_id: str) -> TrialRoute:
-        """The URLs of a trial."""
-        base = self.url if trial_id == DEFAULT_TRIAL else f"{self.url}/t/{trial_id}"
+        """The URLs of an open trial (they hold its route secret: give them to its agent only)."""
+        with self._trials_lock:
+            secret = self._secrets.get(trial_id)
+        if secret is None:
+            raise TrialNotFound(f"no open trial {trial_id!r}")
+        base = f"{self.url}/t/{secret}" if secret else self.url
         return TrialRoute(
             trial_id=trial_id,
             base_url=base,
@@ -235,6 +261,9 @@ class Gateway:
         """Stop routing the trial, close its recording, return its final figures."""
         with self._trials_lock:
             trial = self._trials.pop(trial_id, None)
+            secret = self._secrets.pop(trial_id, None)
+            if secret is not None:
+                self._routes.pop(secret, None)
         if trial is None:
             raise TrialNotFound(f"no open trial {trial_id!r}")
         self._drain()
@@ -257,33 +286,57 @@ class Gateway:
             connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
             self._session = aiohttp.ClientSession(
                 connector=connector,
-                timeout=aiohttp.ClientTimeout(total=None, sock_connect=10),
+                timeout=aiohttp.ClientTimeout(
+                    total=None, sock_connect=10, sock_read=self.upstream_timeout_s
+                ),
                 cookie_jar=aiohttp.DummyCookieJar(),
                 auto_decompress=True,
             )
         return self._session
 
     async def _handle(self, http: web.Request) -> web.StreamResponse:
-        path = http.path
-        trial_id = DEFAULT_TRIAL
-        if path.startswith("/t/"):
-            trial_id, _, rest = path[3:].partition("/")
-            path = "/" + rest
+        # The secret is read from the raw path and must still lead the decoded one, so no
+        # `..` or escape can step from one route into another.
+        raw_path, path, secret = http.raw_path.partition("?")[0], http.path, ""
+        if raw_path.startswith("/t/"):
+            secret = raw_path[3:].partition("/")[0]
+            prefix = f"/t/{secret}"
+            if path != prefix and not path.startswith(prefix + "/"):
+                return _not_found()
+            path = path[len(prefix) :] or "/"
+        with self._trials_lock:
+            trial = self._routes.get(secret)
+        if trial is None:
+            return _not_found()
         if http.method == "HEAD":
             return web.Response(status=200)
         route = resolve(self._fronts, http.method, path)
-        try:
-            trial = self._trial(trial_id)
-        except TrialNotFound as e:
-            return _json_error(404, str(e))
         if route is None:
-            message = f"the gateway does not serve {http.method} {path}"
-            trial.reject(front=None, path=path, status=404, error=message, raw=await http.read())
+            message = f"the gateway does not serve {http.method} {path}"[:300]
+            try:
+                raw = await http.read()
+            except web.HTTPRequestEntityTooLarge:
+                raw = b""
+            if len(raw) > 256 * 1024:
+                await asyncio.to_thread(
+                    trial.reject, front=None, path=path[:300], status=404, error=message, raw=raw
+                )
+            else:
+                trial.reject(front=None, path=path[:300], status=404, error=message, raw=raw)
             return _json_error(404, message)
         if route.static is not None:
             return await route.static(http, trial)
         assert route.front is not None
         return await serve_call(http, trial, route, path, self._http)
+
+
+NOT_FOUND = b'{"error":{"message":"not found","type":"not_found"}}'
+"""The one answer to every path that names no open trial: unknown, closed and other
+trials' secrets alike (same body, same headers, no body read, no trial id echoed)."""
+
+
+def _not_found() -> web.Response:
+    return web.Response(body=NOT_FOUND, status=404, content_type="application/json")
 
 
 def _json_error(status: int, message: str) -> web.Response:

@@ -9,6 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from localagentbench.gateway._failures import FAILURES
+
 TokenSource = Literal["gateway-backend", "gateway-counted", "gateway-mixed", "none"]
 
 CapName = Literal["max_requests", "max_tokens"]
@@ -101,9 +103,21 @@ class TrialStats(BaseModel):
     """Which cap refused first; None when none did (and in figures from before caps were
     named, where `cap_hit` always meant max_requests)."""
     endpoint_failures: int = 0
-    """Requests the endpoint did not answer: connection refused or reset, timeout, a 5xx
-    that is not a rate limit, or an empty completion (no text, no tool call) whose backend
-    counted no output token (`Reply.unanswered`)."""
+    """Requests the endpoint did not answer, by the rows of `gateway.FAILURES` whose
+    fault is the endpoint's: connection refused, TLS failure, timeout, a malformed answer, a
+    5xx that is not a rate limit, the gateway's key refused, or an empty completion whose
+    backend counted no output token (`Reply.unanswered`). Failures an agent can provoke (a
+    rejected or oversized request, its own hang-up) are not counted here."""
+    failures: dict[str, int] = Field(default_factory=dict)
+    """Failed requests per kind (the rows of `gateway.FAILURES`), whoever's fault."""
+
+    def endpoint_failure_kinds(self) -> dict[str, int]:
+        """The part of `failures` that is the endpoint's fault, by kind."""
+        return {
+            kind: n
+            for kind, n in sorted(self.failures.items())
+            if kind in FAILURES and FAILURES[kind].fault == "endpoint"
+        }
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -14,9 +15,18 @@ from pathlib import Path
 from typing import IO
 
 from localagentbench.gateway._backend import Backend
-from localagentbench.gateway._canonical import ChatRequest, Reply
+from localagentbench.gateway._bodylog import LOG_BUDGET, body_for_log
+from localagentbench.gateway._budget import Hold, TokenBudget, Wait
+from localagentbench.gateway._canonical import (
+    ChatRequest,
+    Reply,
+    count_request_tokens,
+    request_token_bound,
+)
 from localagentbench.gateway._cassette import CassetteRecorder
 from localagentbench.gateway._errors import BackendHTTPError
+from localagentbench.gateway._failures import FAILURES
+from localagentbench.gateway._redact import redactor_for
 from localagentbench.gateway._side import side_reason
 from localagentbench.gateway._stats import (
     CapName,
@@ -39,19 +49,10 @@ class Admission:
     """Side-request rule that matched, None for a main-loop request."""
     refused: str | None
     """Why the request is refused (cap reached), None when admitted."""
-
-
-def _inline_json(raw: bytes) -> str:
-    """The request body as one line of JSON, without re-encoding it when it already is."""
-    if b"\n" not in raw and b"\r" not in raw:
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError:
-            pass
-    try:
-        return json.dumps(json.loads(raw), ensure_ascii=False)
-    except ValueError:
-        return json.dumps(raw.decode("utf-8", errors="replace"))
+    reserved: int = 0
+    """Tokens held for this request until it settles (0 without a token cap)."""
+    allowance: int | None = None
+    """Output tokens the reply may spend; None without a token cap."""
 
 
 def fingerprint(raw: bytes) -> str:
@@ -75,8 +76,16 @@ class Trial:
         max_tokens: int | None = None,
         cassette_path: Path | None = None,
         notify: Callable[[TrialSignal], None] | None = None,
+        output_cap: int | None = None,
     ) -> None:
         self.trial_id = trial_id
+        self.output_cap = output_cap
+        self.redactor = redactor_for(backend)
+        self._budget = TokenBudget(max_tokens, output_cap) if max_tokens is not None else None
+        self._logged = 0
+        self.reading: asyncio.Semaphore | None = None
+        """Bodies of this trial read and parsed at once (`_call.BODIES_AT_ONCE`), made on first use
+        on the gateway's loop: what one trial's requests hold in memory before admission."""
         self.model = model
         self.workspace = str(workspace.resolve())
         self.backend = backend
@@ -104,11 +113,34 @@ class Trial:
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log: IO[str] | None = log_path.open("a", encoding="utf-8")
 
-    def admit(self, request: ChatRequest, raw: bytes) -> Admission:
-        """Count the request, apply the cap and the loop detector, classify it."""
-        fp = fingerprint(raw)
+    def admit(
+        self,
+        request: ChatRequest,
+        raw: bytes,
+        prompt: tuple[int, int] | None = None,
+        fp: str | None = None,
+    ) -> Admission | Wait:
+        """Count the request, apply the caps and the loop detector, classify it.
+
+        With a token cap, an admitted request holds a reservation (`TokenBudget.reserve`)
+        until `record` settles it; when requests in flight hold what is left, the answer is
+        a `Wait` (await its event, then ask again), never a refusal for tokens that may
+        come back.
+        `prompt`: (estimate, bound) when already computed off the event loop; `fp` likewise
+        the body's `fingerprint`.
+        """
+        fp = fp or fingerprint(raw)
+        if prompt is None and self.max_tokens is not None:
+            prompt = (count_request_tokens(request), request_token_bound(request))
         with self._lock:
             stats = self._stats
+            reached = self._cap_reached(stats)  # refused at once, never kept waiting
+            reserve: Hold | Wait | str = Hold(0, None)
+            if reached is None and self._budget is not None:
+                spent = stats.input_tokens + stats.output_tokens
+                reserve = self._budget.reserve(request, spent, prompt or (0, 0))
+            if isinstance(reserve, Wait):
+                return reserve
             side = side_reason(request, seen_tools=self._seen_tools)
             if request.tools:
                 self._seen_tools = True
@@ -125,7 +157,10 @@ class Trial:
                 )
             self._seq += 1
             refused = None
-            cap = self._cap_reached(stats)
+            cap: tuple[CapName, str] | None = reached
+            if isinstance(reserve, str):
+                cap = "max_tokens", reserve
+            hold = reserve if isinstance(reserve, Hold) else Hold(0, None)
             if cap is not None:
                 name, refused = cap
                 if not stats.cap_hit:
@@ -140,10 +175,15 @@ class Trial:
                 stats.requests += 1
                 if side:
                     stats.side_requests += 1
-            admission = Admission(self._seq, fp, side, refused)
+            admission = Admission(self._seq, fp, side, refused, hold.tokens, hold.allowance)
         for signal in signals:
             self._send(signal)
         return admission
+
+    def _settle(self, admission: Admission) -> None:
+        """Give back an admitted request's reservation (call under the lock)."""
+        if self._budget is not None and admission.refused is None:
+            self._budget.settle(admission.reserved)
 
     def _cap_reached(self, stats: TrialStats) -> tuple[CapName, str] | None:
         """The cap this trial has reached, and the refusal text; None while under both."""
@@ -169,19 +209,14 @@ class Trial:
         except Exception:
             logging.getLogger(__name__).exception("notify failed for %s", signal.kind)
 
-    def endpoint_failed(self) -> None:
-        """Note a request the endpoint did not answer (unreachable, timeout, 5xx)."""
-        with self._lock:
-            self._stats.endpoint_failures += 1
-
     def rate_limited(self, error: BackendHTTPError) -> None:
         """Note a rate-limit refusal from the backend."""
         event = RateLimitEvent(
             at=datetime.now(UTC),
             status=error.status,
             retry_after_s=error.retry_after_s,
-            endpoint=error.endpoint or self.backend.endpoint,
-            message=error.message[:500],
+            endpoint=self.redactor.text(error.endpoint or self.backend.endpoint),
+            message=self.redactor.text(error.message)[:500],
         )
         with self._lock:
             self._stats.rate_limited.append(event)
@@ -213,9 +248,32 @@ class Trial:
         error: str | None,
         request: ChatRequest | None = None,
         cached_tokens: int = 0,
+        failure: str | None = None,
+        charged: bool | None = None,
+        body: str | None = None,
+        size: int | None = None,
     ) -> str:
-        """Add one finished request to the figures; return its gateway.jsonl line for
-        `write` (the caller may write it after the reply's last bytes are out)."""
+        """Add one finished request to the figures, settle its reservation, and return its
+        gateway.jsonl line for `write` (the caller may write it after the reply's last
+        bytes are out).
+
+        `failure` names the row of `FAILURES` the call failed by; `charged` (default: a
+        reply without error) says the tokens count even though the call failed, as when
+        the agent hung up on a reply the upstream was producing. `error` passes the
+        redactor; so does the whole line. `body` (with `size`, the body's length) is the
+        body's logged form when the caller made it already (`body_for_log`; a big body is
+        dropped early so a long call does not hold it).
+        """
+        if failure is None and error is None and reply is not None and reply.unanswered:
+            # a request can make its own answer empty: a tiny cap, a stop sequence that
+            # matches at once; only an empty answer it did not ask for is the endpoint's
+            cap = request.max_tokens if request is not None else None
+            limited = (cap is not None and cap < 16) or bool(request is not None and request.stop)
+            failure = "empty_reply_limited" if limited else "empty_reply"
+        if charged is None:
+            charged = reply is not None and error is None
+        if error is not None:
+            error = self.redactor.text(error)
         entry = {
             "seq": admission.seq,
             "at": datetime.now(UTC).isoformat(),
@@ -226,33 +284,44 @@ class Trial:
             "latency_s": round(latency_s, 6),
             "ttft_s": None if ttft_s is None else round(ttft_s, 6),
             "usage": {
-                "input": input_tokens,
-                "output": output_tokens,
-                "cached": cached_tokens,
+                "input": input_tokens if charged else 0,
+                "output": output_tokens if charged else 0,
+                "cached": cached_tokens if charged else 0,
                 "source": token_source,
             },
             "tools": [tool.name for tool in request.tools] if request is not None else None,
             "error": error,
+            "failure": failure,
             "refused": admission.refused,
             "response": reply.as_record() if reply is not None else None,
         }
+        size = len(raw) if size is None else size
+        with self._lock:
+            whole = self._logged + size <= LOG_BUDGET
+            self._logged += size
         head = json.dumps(entry, ensure_ascii=False, default=str)
-        line = f'{head[:-1]},"request":{_inline_json(raw)}}}\n'
+        if body is None:
+            body = body_for_log(raw, whole=whole, known_json=request is not None)
+        line = self.redactor.literal(f'{head[:-1]},"request":{body}}}\n')
         with self._lock:
             stats = self._stats
+            self._settle(admission)
+            if failure is not None:
+                stats.failures[failure] = stats.failures.get(failure, 0) + 1
+                if FAILURES[failure].fault == "endpoint":
+                    stats.endpoint_failures += 1
             if error is not None or status >= 400:
                 stats.errors += 1
                 if admission.fingerprint == self._last_fp:
                     # a retry of a request the backend failed is no loop of the model's
                     self._last_fp, self._repeats = None, 0
-            elif reply is not None and reply.unanswered:
-                stats.endpoint_failures += 1
-            if reply is not None and error is None:
+            if charged:
                 stats.input_tokens += input_tokens
                 stats.output_tokens += output_tokens
                 stats.cached_input_tokens += cached_tokens
-                stats.repaired_tool_calls += reply.repaired
                 self._sources.add(token_source)
+            if reply is not None and error is None:
+                stats.repaired_tool_calls += reply.repaired
                 if admission.side is None:
                     self._prompts.append(input_tokens)
                 if request is not None and request.tools:
@@ -266,12 +335,31 @@ class Trial:
                     self._cassette.add(request, reply)
         return line
 
-    def reject(self, *, front: str | None, path: str, status: int, error: str, raw: bytes) -> None:
-        """Record a request the gateway could not serve (bad body, unknown endpoint):
-        counted in `errors`, not in `requests`, and written to gateway.jsonl."""
+    def reject(
+        self,
+        *,
+        front: str | None,
+        path: str,
+        status: int,
+        error: str,
+        raw: bytes,
+        failure: str | None = None,
+        size: int | None = None,
+    ) -> None:
+        """Record a request the gateway could not serve (bad body, unknown endpoint, too
+        large): counted in `errors`, not in `requests`, and written to gateway.jsonl with its
+        body bounded (`body_for_log`); its bytes (`size`, else len(raw)) count toward the
+        trial's `LOG_BUDGET`. Formatting a big body takes time: call it off the event loop."""
+        size = len(raw) if size is None else size
+        with self._lock:
+            whole = self._logged + size <= LOG_BUDGET
+            self._logged += size
+        body = body_for_log(raw, whole=whole) if raw else "null"
         with self._lock:
             self._seq += 1
             self._stats.errors += 1
+            if failure is not None:
+                self._stats.failures[failure] = self._stats.failures.get(failure, 0) + 1
             entry = {
                 "seq": self._seq,
                 "at": datetime.now(UTC).isoformat(),
@@ -279,16 +367,14 @@ class Trial:
                 "path": path,
                 "side": None,
                 "status": status,
-                "error": error,
+                "error": self.redactor.text(error),
+                "failure": failure,
+                "bytes": size,
                 "response": None,
             }
             head = json.dumps(entry, ensure_ascii=False)
-            try:
-                request = _inline_json(raw) if raw and json.loads(raw) is not None else "null"
-            except ValueError:
-                request = json.dumps(raw.decode("utf-8", errors="replace"), ensure_ascii=False)
             if self._log is not None:
-                self._log.write(f'{head[:-1]},"request":{request}}}\n')
+                self._log.write(self.redactor.literal(f'{head[:-1]},"request":{body}}}\n'))
                 self._log.flush()
 
     def write(self, line: str) -> None:

@@ -391,6 +391,10 @@ def _endpoint_blame(env: TrialEnv, plan: TrialPlan, traffic: TrialStats) -> str 
     A rate limit or quota refusal pauses the lane for the backend's reset; an endpoint that
     stopped answering (refused connections, 5xx, empty completions) stops the lane until it
     is re-proven. Either way the trial is an infra_error, run again, never scored.
+
+    Only failures the agent cannot provoke count (`gateway.FAILURES`, fault
+    "endpoint"): a request the upstream rejected, an oversized or malformed body and the
+    agent's own hang-ups are the agent's, and leave the trial scored.
     """
     if traffic.rate_limited:
         last = traffic.rate_limited[-1]
@@ -408,7 +412,9 @@ def _endpoint_blame(env: TrialEnv, plan: TrialPlan, traffic: TrialStats) -> str 
             f"({last.status}); lane {plan.lane} waits {wait:.0f}s"
         )
     if traffic.endpoint_failures:
+        kinds = ", ".join(f"{k}: {n}" for k, n in traffic.endpoint_failure_kinds().items())
         why = f"{traffic.endpoint_failures} request(s) unanswered by the endpoint"
+        why += f" ({kinds})" if kinds else ""
         if plan.config.model:
             env.lanes.down(plan.lane, plan.config.model, why)
         return f"the model endpoint stopped answering: {why}; rerun once it is re-proven"
@@ -422,9 +428,11 @@ def _uses_model(env: TrialEnv, config: Configuration) -> bool:
 def _open_route(
     env: TrialEnv, plan: TrialPlan, agent: Agent, workspace: Path, folder: Path, watch: TrialWatch
 ) -> TrialRoute | None:
-    """Open the trial's gateway route when its agent talks to a model."""
+    """Open the trial's gateway route when its agent talks to a model. The configuration's
+    output cap (settings `max_output_tokens`) bounds what a request reserves of max_tokens."""
     if env.gateway is None or not plan.config.model or not getattr(agent, "uses_model", True):
         return None
+    cap = plan.config.settings.get("max_output_tokens")
     return env.gateway.open_trial(
         plan.id,
         model=plan.config.model,
@@ -434,6 +442,7 @@ def _open_route(
         max_tokens=plan.task.max_tokens,
         tool_call_repair=plan.config.tool_call_repair,
         notify=watch,
+        output_cap=cap if isinstance(cap, int) and not isinstance(cap, bool) and cap > 0 else None,
     )
 
 

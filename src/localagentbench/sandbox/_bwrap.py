@@ -280,7 +280,8 @@ class BwrapSandbox:
                 listener.bind(str(scratch / "gateway.sock"))
                 (scratch / "gateway.sock").chmod(0o666)
                 listener.listen(64)
-                relay = Relay(listener, tcp_connector(spec.gateway_host, spec.gateway_port))
+                connector = tcp_connector(spec.gateway_host, spec.gateway_port)
+                relay = Relay(listener, connector, only=spec.gateway_route)
                 relay.start()
                 stack.callback(relay.stop)
             # Registered last, so it runs first on leaving: nothing of the jail may still run

@@ -52,6 +52,9 @@ class SandboxSpec(BaseModel):
     """TCP port of the gateway on the host's loopback; required when `network` is "gateway"."""
     gateway_host: str = "127.0.0.1"
     """Host (outside the jail) that the gateway listens on."""
+    gateway_route: str | None = None
+    """Path prefix of the trial's gateway route (`/t/<secret>`): under bwrap the relay out
+    of the jail passes requests for it only; None passes every request."""
     memory_mb: int | None = None
     """Cap on each process's data segment (RLIMIT_DATA: heap and anonymous mappings), in MiB."""
     max_processes: int | None = None
