@@ -64,8 +64,10 @@ def test_private_copy_does_not_follow_links_out_of_the_workspace(tmp_path: Path)
 
 
 def test_printed_pass_lines_do_not_beat_exit_codes(make_task, tmp_path: Path):
-    """Threat: the agent makes the test command print a passing summary and exit non-zero."""
-    make_task(heldout=False)
+    """Threat: the agent makes the test command print a passing summary and exit non-zero.
+    (The visible oracle of a task with held-out tests runs the agent's own test set-up; where
+    it is the graded run, the agent's conftest is not even loaded: see test_runner_tampering.)"""
+    make_task()
     agent = script(
         tmp_path / "spoof.sh",
         """\
