@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from localagentbench._io import atomic_write_bytes, atomic_write_text
+from localagentbench._io import atomic_write_text
 from localagentbench._proc import Cancelled
 from localagentbench.agents import Agent, AgentContext, AgentOutcome
-from localagentbench.errors import LabError
+from localagentbench.errors import AgentFault, LabError
 from localagentbench.gateway import GatewayError, TrialRoute, TrialStats
 from localagentbench.grading import (
     CommandsResult,
@@ -33,7 +33,7 @@ from localagentbench.records import (
 )
 from localagentbench.runner._config import Configuration
 from localagentbench.runner._lanes import LaneGate
-from localagentbench.runner._pipeline import GradeShared, grade_trial
+from localagentbench.runner._pipeline import GradeShared, fault_verdict, grade_trial
 from localagentbench.runner._watch import TrialWatch
 from localagentbench.sandbox import (
     TEST_INFRA_PATTERNS,
@@ -47,9 +47,10 @@ from localagentbench.tasks import Task
 from localagentbench.workspace import (
     Pristine,
     Reaper,
+    TakenPatch,
     check_master,
-    git_patch,
     prepare_workspace,
+    take_patch,
     unpack,
 )
 
@@ -161,7 +162,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
     error: str | None = None
     restored = False
     grade_s = 0.0
-    patch = b""
+    patch = folder / "patch.diff"
     dirs = None
     traffic: TrialStats | None = None
     tamper: TamperReport | None = None
@@ -216,12 +217,10 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         atomic_write_text(folder / "agent.stderr", outcome.stderr)
         if outcome.trajectory is not None:
             atomic_write_text(folder / "trajectory.json", json.dumps(outcome.trajectory, indent=2))
-        diff, deleted = git_patch(dirs.git_dir, dirs.work)
-        patch = diff.encode("utf-8", errors="surrogateescape")
-        atomic_write_bytes(folder / "patch.diff", patch)
         tamper = _tamper(task, pristine, dirs.work, dirs.root / "pristine")
         tamper = tamper.model_copy(update={"outside_writes": sandbox.outside_writes})
         status, error = _status(outcome, traffic, watch)
+        _note_skipped(folder, take_patch(dirs.git_dir, dirs.work, pristine.commit, patch))
         graded_at = time.monotonic()
         if status == "infra_error":
             verdict = _not_graded(f"not graded: {error}")
@@ -229,9 +228,10 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
             verdict = grade_trial(
                 task,
                 dirs,
+                commit=pristine.commit,
+                patch=patch,
                 log_dir=folder / "grading",
                 final_answer=outcome.final_answer,
-                deleted=deleted,
                 shared=env.grading,
             )
         grade_s = time.monotonic() - graded_at
@@ -244,6 +244,9 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
                 status, error = "infra_error", blamed
     except Cancelled:
         raise
+    except AgentFault as e:  # what the agent wrote broke a harness step: scored, never rerun
+        error = f"{e}; {error}" if error else str(e)
+        verdict = fault_verdict(e, outcome.final_answer if outcome else None)
     except (LabError, GatewayError, OSError) as e:
         status, error = "infra_error", f"{type(e).__name__}: {e}"
         verdict = _not_graded(f"not graded: {error}")
@@ -304,7 +307,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         finished_at=utc_now(),
         grade_s=round(grade_s, 3),
         pristine_commit=pristine.commit,
-        patch_bytes=len(patch),
+        patch_bytes=patch.stat().st_size if patch.is_file() else 0,
         stdout_bytes=outcome.stdout_bytes if outcome else 0,
         stderr_bytes=outcome.stderr_bytes if outcome else 0,
         output_truncated=outcome.truncated if outcome else False,
@@ -383,6 +386,13 @@ def _tamper(task: Task, pristine: Pristine, work: Path, scratch: Path) -> Tamper
     named = {arg for argv in task.oracle.command for arg in argv[1:] if (scratch / arg).exists()}
     protected = sorted({*TEST_INFRA_PATTERNS, *TEST_FILE_PATTERNS, *named})
     return tamper_report(scratch, work, protected)
+
+
+def _note_skipped(folder: Path, taken: TakenPatch) -> None:
+    """Name the workspace entries the patch left out (nested ``.git`` folders, fifos, paths
+    git refuses) beside it, so a reader of the trial sees why they are not graded."""
+    if taken.skipped:
+        atomic_write_text(folder / "patch-skipped.txt", "\n".join(taken.skipped) + "\n")
 
 
 def _agent_cost(trajectory: dict[str, Any] | None) -> float | None:
