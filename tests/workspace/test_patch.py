@@ -80,9 +80,8 @@ def trial(tmp_path: Path):
 
 def round_trip(t: Trial) -> tuple[str, list[str]]:
     """Take and rebuild; assert the rebuilt tree is the workspace; (patch text, deleted)."""
-    taken = t.take()
+    t.take()
     graded = t.rebuild()
-    assert graded.tree == taken.tree
     assert files_of(graded.path) == files_of(t.work)
     return t.patch.read_bytes().decode("utf-8", "replace"), graded.deleted
 

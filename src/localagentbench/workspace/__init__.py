@@ -19,7 +19,7 @@ from localagentbench.workspace._pristine import (
     verify_unpacked,
 )
 from localagentbench.workspace._tar import extract_tar
-from localagentbench.workspace._tree import TakenTree, git_init_commit, write_tree
+from localagentbench.workspace._tree import git_init_commit
 from localagentbench.workspace._trial import (
     GuardEvent,
     Reaper,
@@ -43,7 +43,6 @@ __all__ = [
     "PristineStore",
     "Reaper",
     "TakenPatch",
-    "TakenTree",
     "TrialDirs",
     "check_master",
     "extract_tar",
@@ -58,5 +57,4 @@ __all__ = [
     "tree_digest",
     "unpack",
     "verify_unpacked",
-    "write_tree",
 ]

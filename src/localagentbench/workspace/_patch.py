@@ -24,7 +24,7 @@ from pathlib import Path
 from localagentbench._io import atomic_write_bytes
 from localagentbench.errors import AgentFault
 from localagentbench.workspace._git import git
-from localagentbench.workspace._tree import UnreadableTree, write_tree
+from localagentbench.workspace._tree import UnreadableTree, index_tree
 
 __all__ = [
     "NEUTRAL_ATTRIBUTES",
@@ -61,8 +61,6 @@ class TakenPatch:
 
     size: int
     """Bytes of the diff git wrote (before any cut)."""
-    tree: str
-    """The workspace's tree object in the private git folder."""
     skipped: tuple[str, ...] = ()
     """Workspace entries not in the patch, each ``path: why`` (see `_tree`)."""
 
@@ -72,8 +70,6 @@ class GradedTree:
     """The pristine tree with ``patch.diff`` applied, as files for the grader."""
 
     path: Path
-    tree: str
-    """Its tree object: equal to `TakenPatch.tree` when the patch is faithful."""
     deleted: list[str]
     """Pristine paths the patch removes (deleted, renamed away, or replaced by a folder)."""
 
@@ -99,8 +95,9 @@ def take_patch(git_dir: Path, work: Path, base: str, out: Path) -> TakenPatch:
     refuses in turn, so a regrade gives the same verdict.
     """
     _neutralise(git_dir)
+    index = git_dir / "lab-taken-index"
     try:
-        taken = write_tree(git_dir, work, git_dir / "lab-taken-index")
+        skipped = tuple(index_tree(git_dir, work, index))
     except UnreadableTree as e:
         atomic_write_bytes(out, _MARK + f"not recorded: {e} ...]\n".encode())
         raise AgentFault(UNRECORDABLE_PATCH, str(e)) from e
@@ -110,6 +107,7 @@ def take_patch(git_dir: Path, work: Path, base: str, out: Path) -> TakenPatch:
             "--git-dir",
             str(git_dir),
             "diff",
+            "--cached",
             "--binary",
             "--no-renames",
             "--no-color",
@@ -119,15 +117,15 @@ def take_patch(git_dir: Path, work: Path, base: str, out: Path) -> TakenPatch:
             "--dst-prefix=b/",
             f"--output={full}",
             base,
-            taken.tree,
         ],
         cwd=git_dir,
+        env={"GIT_INDEX_FILE": str(index)},
     )
     size = full.stat().st_size
     try:
         if size <= PATCH_CAP:
             atomic_write_bytes(out, full.read_bytes())
-            return TakenPatch(size, taken.tree, taken.skipped)
+            return TakenPatch(size, skipped)
         half = PATCH_CAP // 2
         with full.open("rb") as source:
             head = source.read(half)
@@ -180,12 +178,11 @@ def graded_tree(git_dir: Path, base: str, patch: Path, dest: Path) -> GradedTree
         if not applied.ok:
             detail = applied.start_error or _last_line(applied.stderr)
             raise AgentFault(UNAPPLIABLE_PATCH, f"patch.diff does not apply: {detail}")
-    tree = git([*where, "write-tree"], cwd=git_dir, env=env).stdout.strip()
     gone = git(
-        [*where, "diff-tree", "-r", "-z", "--no-renames", "--name-only", "--diff-filter=D"]
-        + [base, tree],
+        [*where, "diff", "--cached", "-z", "--no-renames", "--name-only", "--diff-filter=D", base],
         cwd=git_dir,
+        env=env,
     ).stdout
     dest.mkdir(parents=True)
     git([*where, f"--work-tree={dest}", "checkout-index", "-a", "-f"], cwd=dest, env=env)
-    return GradedTree(dest, tree, [p for p in gone.split("\0") if p])
+    return GradedTree(dest, [p for p in gone.split("\0") if p])

@@ -23,29 +23,18 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 
 from localagentbench.errors import InfraError
 from localagentbench.workspace._git import git
 
-__all__ = ["TakenTree", "UnreadableTree", "git_init_commit", "write_tree"]
+__all__ = ["UnreadableTree", "git_init_commit", "index_tree"]
 
 _FILE, _EXECUTABLE, _LINK = 0o100644, 0o100755, 0o120000
 
 
 class UnreadableTree(Exception):
     """A file or folder of the tree could not be read (callers decide whose fault it is)."""
-
-
-@dataclass(frozen=True)
-class TakenTree:
-    """A folder written into a repository's object store as one tree."""
-
-    tree: str
-    """The tree object's hash."""
-    skipped: tuple[str, ...] = ()
-    """Entries not recorded, each ``path: why`` (the top ``.git`` folder is never listed)."""
 
 
 def _shown(path: bytes) -> str:
@@ -137,24 +126,28 @@ def _hash_blobs(git_dir: Path, root: Path, entries: list[tuple[int, bytes]]) -> 
     return hashes
 
 
-def write_tree(git_dir: Path, root: Path, index: Path) -> TakenTree:
-    """Record the folder ``root`` into ``git_dir``'s objects through the index file ``index``
-    (made afresh) and return its tree. Raises UnreadableTree when something cannot be read."""
+def index_tree(git_dir: Path, root: Path, index: Path) -> list[str]:
+    """Write every file of the folder ``root`` into ``git_dir``'s objects and list them in the
+    index file ``index`` (made afresh); return the entries left out, each ``path: why`` (the
+    top ``.git`` folder is never listed). Raises UnreadableTree when something cannot be read.
+    """
     entries, skipped = _walk(root)
     hashes = _hash_blobs(git_dir, root, entries)
     index.unlink(missing_ok=True)
-    env = {"GIT_INDEX_FILE": str(index)}
     info = b"".join(
         b"%o %s\t%s\0" % (mode, sha.encode(), rel)
         for (mode, rel), sha in zip(entries, hashes, strict=True)
     )
-    where = ["--git-dir", str(git_dir)]
-    added = git([*where, "update-index", "-z", "--index-info"], cwd=git_dir, env=env, stdin=info)
+    added = git(
+        ["--git-dir", str(git_dir), "update-index", "-z", "--index-info"],
+        cwd=git_dir,
+        env={"GIT_INDEX_FILE": str(index)},
+        stdin=info,
+    )
     for line in added.stderr.splitlines():
         if line.startswith("Ignoring path "):
             skipped.append(f"{line.removeprefix('Ignoring path ')}: a path git refuses")
-    tree = git([*where, "write-tree"], cwd=git_dir, env=env).stdout.strip()
-    return TakenTree(tree, tuple(sorted(skipped)))
+    return sorted(skipped)
 
 
 def git_init_commit(tree: Path, git_dir: Path | None = None) -> str:
@@ -167,11 +160,12 @@ def git_init_commit(tree: Path, git_dir: Path | None = None) -> str:
     repo = git_dir or tree / ".git"
     git(["--git-dir", str(repo), "init", "-q", "--template="], cwd=tree)
     try:
-        taken = write_tree(repo, tree, repo / "index")
+        index_tree(repo, tree, repo / "index")
     except UnreadableTree as e:
         raise InfraError(f"cannot record the pristine tree {tree}: {e}") from e
     where = ["--git-dir", str(repo)]
-    commit = git([*where, "commit-tree", taken.tree, "-m", "pristine"], cwd=tree).stdout.strip()
+    root = git([*where, "write-tree"], cwd=tree).stdout.strip()
+    commit = git([*where, "commit-tree", root, "-m", "pristine"], cwd=tree).stdout.strip()
     git([*where, "update-ref", "HEAD", commit], cwd=tree)
     # One pack instead of a folder per loose object: every trial unpacks, copies and removes
     # this repository twice over, and on most file systems folders are what costs.
