@@ -1,8 +1,8 @@
 """The recorded patch and the graded tree: what is graded is exactly what is recorded.
 
-`take_patch` records a trial's workspace as a tree (see `_tree`: no `.gitignore`, no
-`.gitattributes`, no nested `.git` decides anything) and writes ``patch.diff``, the binary
-diff from the pristine commit to that tree. `graded_tree` rebuilds the tree the grader
+`take_patch` records a trial's workspace in a private index (see `_tree`: no `.gitignore`,
+no `.gitattributes`, no nested `.git` decides anything) and writes ``patch.diff``, the
+binary diff from the pristine commit to it. `graded_tree` rebuilds the tree the grader
 gets from the pristine commit and ``patch.diff`` alone, so a run and a later `regrade`
 take the identical path and the agent's live workspace is never graded.
 

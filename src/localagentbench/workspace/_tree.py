@@ -1,4 +1,4 @@
-"""A folder recorded as a git tree by the harness alone, whatever the folder holds.
+"""A folder recorded in a git index by the harness alone, whatever the folder holds.
 
 `git add` consults the folder it adds: `.gitignore` files leave paths out, `.gitattributes`
 run filters and re-encode text (or make the add fail), a nested `.git` folder becomes a
@@ -14,7 +14,7 @@ and gives git only blobs and paths:
   devices) and paths git refuses (`update-index` says "Ignoring path") are left out, and
   named in the result.
 
-Both the pristine commit and the tree a trial leaves are made this way, so the pristine
+Both the pristine commit and the patch of a trial are taken this way, so the pristine
 tree is exactly the files the agent started from.
 """
 
