@@ -25,6 +25,7 @@ from localagentbench.workspace import (
     take_patch,
 )
 from localagentbench.workspace import _patch as patch_module
+from localagentbench.workspace import _tree as tree_module
 
 
 class Trial:
@@ -284,3 +285,44 @@ def test_the_pristine_commit_holds_the_files_a_fixture_ignores(tmp_path):
     git_init_commit(tree)
     listed = git(["ls-tree", "-r", "--name-only", "HEAD"], cwd=tree).stdout.split()
     assert listed == [".gitignore", "build/out.txt", "keep.log"]
+
+
+def test_a_workspace_git_cannot_read_is_the_agents_failure_in_the_run_and_the_regrade(
+    trial, monkeypatch
+):
+    """A file the harness cannot read when it hashes the workspace (here: gone between the
+    walk and git's read, as a file the agent made unreadable would be) is the agent's scored
+    failure, and the marker left in patch.diff makes a regrade refuse it the same way."""
+    t = trial()
+    (t.work / "vanishing.txt").write_text("here at the walk\n")
+    real = tree_module._hash_blobs
+
+    def vanish(git_dir: Path, root: Path, entries: list[tuple[int, bytes]]) -> list[str]:
+        (root / "vanishing.txt").unlink()
+        return real(git_dir, root, entries)
+
+    monkeypatch.setattr(tree_module, "_hash_blobs", vanish)
+    with pytest.raises(AgentFault) as taken:
+        t.take()
+    assert taken.value.reason == UNRECORDABLE_PATCH
+    assert "git could not read a file" in str(taken.value)
+    assert t.patch.read_bytes().startswith(b"[... localagentbench: not recorded: ")
+    with pytest.raises(AgentFault) as rebuilt:
+        t.rebuild()
+    assert rebuilt.value.reason == UNRECORDABLE_PATCH
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a mode-000 folder anyway")
+def test_a_folder_the_agent_locked_is_the_agents_failure(trial):
+    t = trial()
+    locked = t.work / "locked"
+    locked.mkdir()
+    (locked / "inside.txt").write_text("x\n")
+    locked.chmod(0)
+    try:
+        with pytest.raises(AgentFault) as taken:
+            t.take()
+    finally:
+        locked.chmod(0o755)
+    assert taken.value.reason == UNRECORDABLE_PATCH
+    assert "cannot list locked" in str(taken.value)
