@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["ConfigError", "InfraError", "LabError", "RunDirError", "TaskError"]
+__all__ = [
+    "AgentFault",
+    "ConfigError",
+    "InfraError",
+    "LabError",
+    "RunDirError",
+    "TaskError",
+]
 
 
 class LabError(Exception):
@@ -31,3 +38,19 @@ class RunDirError(LabError):
 
 class InfraError(LabError):
     """The harness or its environment failed (not the agent): the trial is rerun, never scored."""
+
+
+class AgentFault(LabError):
+    """A harness step failed because of what the agent wrote: a scored failure, never rerun.
+
+    Taking the patch, or rebuilding the graded tree from it, can fail on the workspace's
+    content alone (a file git cannot record, a patch over the size cap). Calling that an
+    `InfraError` would let an agent drop its own failures from every denominator.
+    """
+
+    def __init__(self, reason: str, detail: str) -> None:
+        self.reason = reason
+        """A short code naming the step, e.g. ``unrecordable_patch``."""
+        self.detail = detail
+        """One line saying what in the workspace made the step fail."""
+        super().__init__(f"{reason}: {detail}")

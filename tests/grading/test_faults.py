@@ -1,12 +1,14 @@
-"""The environment-fault table, row by row: which outputs are the machine's fault, not the
-code's."""
+"""The environment-fault table, row by row: which outputs are the machine's fault (an
+infra_error in grading) and which the code under test's (the agent's scored failure)."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
 from localagentbench._proc import ProcessResult
-from localagentbench.grading import ENV_FAULTS, classify_fault, install_hint
+from localagentbench.grading import ENV_FAULTS, FaultSignature, classify_fault, install_hint
 
 
 def _result(
@@ -29,48 +31,58 @@ def _result(
 GO = ["env", "GOTOOLCHAIN=local", "go", "test", "./..."]
 
 ROWS = [
-    # (argv, exit code, output, expected program, machine)
-    (["python", "-m", "pytest"], 1, "/usr/bin/python: No module named pytest", "pytest", True),
-    (GO, 127, "env: \u2018go\u2019: No such file or directory", "go", True),
-    (GO, 127, "env: 'go': No such file or directory", "go", True),
-    (["sh", "-c", "node --test"], 127, "sh: 1: node: not found", "node", True),
-    (["bash", "run.sh"], 127, "run.sh: line 3: cargo: command not found", "cargo", True),
-    (["node", "--test"], 1, "bwrap: execvp node: No such file or directory", "node", True),
-    (GO, 1, "dial tcp: lookup proxy.golang.org: no such host", None, False),
-    (GO, 1, "go: go.mod file not found in current directory", None, False),
-    (GO, 1, "go: go.mod requires go >= 1.22 (running go 1.19)", None, True),
-    (["node", "--test"], 1, "Error: Cannot find module 'lodash'", "lodash", False),
-    (["node", "--test"], 1, "Error [ERR_REQUIRE_ESM]: require() of ES Module", None, False),
-    (["python", "-m", "pytest"], 1, "OSError: [Errno 30] Read-only file system", None, False),
+    # (argv, exit code, output, expected program, blame)
+    (["python", "-m", "pytest"], 1, "/usr/bin/python: No module named pytest", "pytest", "machine"),
+    (GO, 127, "env: \u2018go\u2019: No such file or directory", "go", "machine"),
+    (GO, 127, "env: 'go': No such file or directory", "go", "machine"),
+    (["sh", "-c", "node --test"], 127, "sh: 1: node: not found", "node", "machine"),
+    (["bash", "run.sh"], 127, "run.sh: line 3: cargo: command not found", "cargo", "machine"),
+    (["node", "--test"], 1, "bwrap: execvp node: No such file or directory", "node", "machine"),
+    (GO, 1, "dial tcp: lookup proxy.golang.org: no such host", None, "agent"),
+    (GO, 1, "go: go.mod file not found in current directory", None, "agent"),
+    (GO, 1, "go: go.mod requires go >= 1.22 (running go 1.19)", None, "machine"),
+    (["node", "--test"], 1, "Error: Cannot find module 'lodash'", "lodash", "agent"),
+    (["node", "--test"], 1, "Error [ERR_REQUIRE_ESM]: require() of ES Module", None, "agent"),
+    (["python", "-m", "pytest"], 1, "OSError: [Errno 30] Read-only file system", None, "agent"),
 ]
+
+
+def _row_of(output: str) -> FaultSignature:
+    """The table row whose pattern the output matches first (as `classify_fault` reads it)."""
+    return next(row for row in ENV_FAULTS if re.search(row.pattern, output))
 
 
 def test_every_row_of_the_table_has_a_case() -> None:
     """A new signature needs its own row here: the table and the cases stay in step."""
     assert len(ENV_FAULTS) == 10
-    matched = set()
-    for argv, code, output, _, _ in ROWS:
-        fault = classify_fault(argv, _result(code, output))
-        assert fault is not None
-        matched.add(fault.reason.split(": ", 1)[-1][:20])
-    assert len(matched) >= 9
+    covered = {id(_row_of(output)) for argv, code, output, _, _ in ROWS}
+    assert covered == {id(row) for row in ENV_FAULTS}
 
 
-@pytest.mark.parametrize(("argv", "code", "output", "program", "machine"), ROWS)
+@pytest.mark.parametrize(("argv", "code", "output", "program", "blame"), ROWS)
 def test_signature_row(
-    argv: list[str], code: int, output: str, program: str | None, machine: bool
+    argv: list[str], code: int, output: str, program: str | None, blame: str
 ) -> None:
+    """Each row says whose fault it is; the fault found carries it, and only the machine's
+    faults make a graded trial an infra_error."""
     fault = classify_fault(argv, _result(code, output))
     assert fault is not None
-    assert fault.machine is machine
+    assert _row_of(output).blame == blame
+    assert fault.blame == blame
+    assert fault.machine is (blame == "machine")
     assert fault.program == program
     assert "`" in fault.reason  # names the command or the program
+
+
+def test_every_row_blames_the_machine_or_the_agent() -> None:
+    assert {row.blame for row in ENV_FAULTS} == {"machine", "agent"}
+    assert all(row.machine is (row.blame == "machine") for row in ENV_FAULTS)
 
 
 def test_the_network_rows_apply_even_when_the_command_passed() -> None:
     fault = classify_fault(GO, _result(0, "go: downloading example.com/x v1.0.0"))
     assert fault is not None
-    assert not fault.machine
+    assert fault.blame == "agent"
 
 
 def test_a_signature_in_the_output_of_a_passing_command_is_no_fault() -> None:
@@ -102,7 +114,7 @@ def test_a_missing_script_inside_the_tree_is_not_the_machines_fault() -> None:
     """`./run_tests.sh` deleted by the agent: its failure, not an unscored infra error."""
     fault = classify_fault(["./run_tests.sh"], _result(None, start_error="No such file"))
     assert fault is not None
-    assert not fault.machine
+    assert fault.blame == "agent"
 
 
 def test_ordinary_failures_and_timeouts_are_no_faults() -> None:

@@ -446,7 +446,7 @@ def test_a_harness_bug_in_one_trial_is_an_infra_error_not_a_crash(make_task, tmp
     def broken(*args: object, **kwargs: object) -> None:
         raise TypeError("simulated harness bug")
 
-    monkeypatch.setattr(trial_module, "git_patch", broken)
+    monkeypatch.setattr(trial_module, "take_patch", broken)
     result = _run(tmp_path / "suite", behavior="solve", out=tmp_path / "run", max_reruns=0)
     [record] = result.run_dir.records()
     assert record.status == "infra_error"

@@ -10,8 +10,9 @@ from localagentbench.workspace import (
     PristineStore,
     git,
     git_init_commit,
-    git_patch,
+    graded_tree,
     prepare_workspace,
+    take_patch,
     tree_digest,
 )
 
@@ -62,10 +63,13 @@ def test_workspace_unpacks_pristine_and_patch_is_computed_privately(make_task, t
     (dirs.work / "calc.py").write_text("def add(a, b):\n    return a + b\n")
     (dirs.work / "tests" / "test_calc.py").unlink()
     (dirs.work / "new.bin").write_bytes(b"\x00\x01\x02")
-    patch, deleted = git_patch(dirs.git_dir, dirs.work)
+    take_patch(dirs.git_dir, dirs.work, pristine.commit, tmp_path / "patch.diff")
+    patch = (tmp_path / "patch.diff").read_text()
     assert "+    return a + b" in patch
     assert "GIT binary patch" in patch
-    assert deleted == ["tests/test_calc.py"]
+    graded = graded_tree(dirs.git_dir, pristine.commit, tmp_path / "patch.diff", tmp_path / "g")
+    assert graded.deleted == ["tests/test_calc.py"]
+    assert (graded.path / "new.bin").read_bytes() == b"\x00\x01\x02"
 
 
 def test_git_repo_at_a_ref_loads_from_a_file_url(make_task, tmp_path: Path):

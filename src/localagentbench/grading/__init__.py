@@ -19,6 +19,7 @@ from localagentbench.grading._damage import damage
 from localagentbench.grading._faults import (
     ENV_FAULTS,
     INSTALL_HINTS,
+    Blame,
     EnvFault,
     FaultSignature,
     classify_fault,
@@ -61,6 +62,7 @@ __all__ = [
     "PristineBaseline",
     "ENV_FAULTS",
     "INSTALL_HINTS",
+    "Blame",
     "EnvFault",
     "FaultSignature",
     "classify_fault",

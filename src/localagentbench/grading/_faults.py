@@ -6,21 +6,27 @@ row and each row has its own test. Two places use it:
 
 - the fixture proof (`check`, and the toolchain proof at the start of every run): any row
   makes the task unrunnable on this machine, with the reason and an install hint;
-- grading: a row marked ``machine`` (the program or its runner cannot start here) makes the
-  trial an ``infra_error``, once the same command has shown the same fault on the pristine
-  tree (so an agent cannot turn its own failure into an unscored trial by printing a
-  signature or exiting 127).
+- grading: a row blamed on the ``machine`` (the program or its runner cannot start here)
+  makes the trial an ``infra_error``, once the same command has shown the same fault on the
+  pristine tree (so an agent cannot turn its own failure into an unscored trial by printing
+  a signature or exiting 127); a row blamed on the ``agent`` is the code under test's doing,
+  so in grading it stays the agent's scored failure.
+
+Each row says whose fault it is in its ``blame`` column. ``infra_error`` is only ever for
+causes outside the workspace's content.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from localagentbench._proc import ProcessResult
 
 __all__ = [
     "ENV_FAULTS",
+    "Blame",
     "INSTALL_HINTS",
     "EnvFault",
     "FaultSignature",
@@ -29,71 +35,82 @@ __all__ = [
 ]
 
 
+Blame = Literal["machine", "agent"]
+"""Whose fault a failure is. ``machine``: the machine lacks something (a program, a runner,
+a new enough toolchain); nothing in the workspace can cause it, so in grading it is an
+``infra_error``, rerun. ``agent``: the code under test caused it (no go.mod, an npm import,
+a test reaching the network); in grading that code is the agent's, so the trial is scored as
+failed, and in the fixture proof it is the fixture's, so the task is unrunnable until fixed."""
+
+
 @dataclass(frozen=True)
 class FaultSignature:
-    """One row: a regular expression over the command's output and what it means."""
+    """One row: a regular expression over the command's output, what it means, whose it is."""
 
     pattern: str
     explanation: str
     """One line; ``{0}`` is the pattern's first group (a program or module name)."""
-    machine: bool
-    """The machine lacks something (a program, a runner): a fault in grading too. False for
-    faults of a fixture, which the agent's code can also cause (no go.mod, an npm import)."""
+    blame: Blame
     any_exit: bool = False
     """Also a fault when the command exited 0 (the network rows: offline tests only)."""
+
+    @property
+    def machine(self) -> bool:
+        """The machine's fault: an ``infra_error`` in grading."""
+        return self.blame == "machine"
 
 
 ENV_FAULTS: tuple[FaultSignature, ...] = (
     FaultSignature(
         r"No module named '?_?pytest'?",
         "pytest is not installed for the harness's interpreter",
-        machine=True,
+        blame="machine",
     ),
     FaultSignature(
         r"env: ['\u2018\u2019\"]?([\w.+-]+)['\u2018\u2019\"]?: No such file or directory",
         "`{0}` is not installed or not on PATH",
-        machine=True,
+        blame="machine",
     ),
     FaultSignature(
         r"(?:bwrap|sh|bash): (?:\d+: |line \d+: )?([\w.+-]+): (?:command )?not found",
         "`{0}` is not installed or not on PATH",
-        machine=True,
+        blame="machine",
     ),
     FaultSignature(
         r"execvp ([\w.+-]+): No such file or directory",
         "`{0}` is not installed or not on PATH",
-        machine=True,
+        blame="machine",
     ),
     FaultSignature(
         r"dial tcp|go: downloading|proxy\.golang\.org|Could not resolve host|"
         r"getaddrinfo|ENOTFOUND|EAI_AGAIN|Temporary failure in name resolution|"
         r"Network is unreachable",
         "the tests tried to reach the network",
-        machine=False,
+        blame="agent",
         any_exit=True,
     ),
     FaultSignature(
         r"go\.mod file not found|cannot find main module",
         "no go.mod at the fixture root",
-        machine=False,
+        blame="agent",
     ),
     FaultSignature(
         r"requires go >= ?([\d.]+)|toolchain not available",
         "the Go toolchain is too old for go.mod (needs {0})",
-        machine=True,
+        blame="machine",
     ),
     FaultSignature(
         r"Cannot find (?:module|package) '(?![./])([^']+)'",
         "imports the npm package `{0}`: fixtures may use only Node built-ins",
-        machine=False,
+        blame="agent",
     ),
     FaultSignature(
         r"ERR_REQUIRE_ESM|ERR_UNKNOWN_FILE_EXTENSION",
         "Node cannot load the test files as written",
-        machine=False,
+        blame="agent",
     ),
     FaultSignature(
-        r"Read-only file system", "the tests need to write outside the workspace", machine=False
+        r"Read-only file system", "the tests need to write outside the workspace", blame="agent"
     ),
 )
 """The signatures, most specific first."""
@@ -125,8 +142,13 @@ class EnvFault:
     """One line, naming the command."""
     program: str | None
     """The missing program, when one is named (the key of `INSTALL_HINTS`)."""
-    machine: bool
-    """A fault of the machine (see `FaultSignature.machine`)."""
+    blame: Blame
+    """Whose fault it is (see `Blame`)."""
+
+    @property
+    def machine(self) -> bool:
+        """The machine's fault: an ``infra_error`` in grading."""
+        return self.blame == "machine"
 
     @property
     def hint(self) -> str:
@@ -162,7 +184,7 @@ def classify_fault(argv: list[str], result: ProcessResult) -> EnvFault | None:
         return EnvFault(
             f"`{argv[0]}` could not start: {result.start_error}",
             program,
-            machine=program is not None,
+            blame="machine" if program is not None else "agent",
         )  # a path in the tree: the agent's doing
     if result.timed_out:
         return None
@@ -174,12 +196,12 @@ def classify_fault(argv: list[str], result: ProcessResult) -> EnvFault | None:
             named = groups[0] if "`{0}`" in row.explanation else None
             if row.pattern.startswith("No module named") and named is None:
                 named = "pytest"
-            return EnvFault(f"`{shown}`: {row.explanation.format(*groups)}", named, row.machine)
+            return EnvFault(f"`{shown}`: {row.explanation.format(*groups)}", named, row.blame)
     if result.exit_code in _EXIT_NOT_RUNNABLE:
         what = _EXIT_NOT_RUNNABLE[result.exit_code]
         program = _launched(argv)
         named = f"`{program}`" if program else "a program it runs"
         return EnvFault(
-            f"`{shown}` exited {result.exit_code}: {named} {what}", program, machine=True
+            f"`{shown}` exited {result.exit_code}: {named} {what}", program, blame="machine"
         )
     return None

@@ -17,21 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from localagentbench._io import atomic_write_text
-from localagentbench.errors import RunDirError
+from localagentbench.errors import AgentFault, RunDirError
 from localagentbench.grading import GoBuildSeeds, PristineBaseline, Verdict, suspicious_patch
 from localagentbench.records import Incident, RunDir, TrialRecord, summarise, utc_now
 from localagentbench.runner._baseline_cache import BaselineCache
-from localagentbench.runner._pipeline import GradeShared, grade_trial
+from localagentbench.runner._pipeline import GradeShared, fault_verdict, grade_trial
 from localagentbench.sandbox import Sandbox, select
 from localagentbench.tasks import Task, load_tasks
-from localagentbench.workspace import (
-    PristineStore,
-    git,
-    git_patch,
-    make_scratch_root,
-    prepare_workspace,
-    unpack,
-)
+from localagentbench.workspace import PristineStore, make_scratch_root, prepare_workspace, unpack
 
 __all__ = [
     "COPIED_FIELDS",
@@ -68,25 +61,25 @@ def regrade_trial(
     folder: Path,
     shared: GradeShared,
 ) -> Verdict:
-    """Rebuild the agent's workspace from the pristine archive and the stored patch; grade it."""
+    """Apply the stored patch to the pristine commit and grade the result, as the run did."""
     pristine = PristineStore(run_dir.pristine).load(task)
     if pristine is None:
         raise RunDirError(f"{run_dir.pristine}: no pristine archive for {task.key}")
     dirs = prepare_workspace(pristine, scratch)
     try:
-        patch = run_dir.trial(record.trial_id) / "patch.diff"
-        if patch.is_file() and patch.stat().st_size:
-            git(["apply", "--binary", "--whitespace=nowarn", str(patch.resolve())], cwd=dirs.work)
-        _, deleted = git_patch(dirs.git_dir, dirs.work)
         unpack(pristine, dirs.root / "pristine", with_git=False)
-        return grade_trial(
-            task,
-            dirs,
-            log_dir=folder / "grading",
-            final_answer=record.final_answer,
-            deleted=deleted,
-            shared=shared,
-        )
+        try:
+            return grade_trial(
+                task,
+                dirs,
+                commit=pristine.commit,
+                patch=run_dir.trial(record.trial_id) / "patch.diff",
+                log_dir=folder / "grading",
+                final_answer=record.final_answer,
+                shared=shared,
+            )
+        except AgentFault as e:
+            return fault_verdict(e, record.final_answer)
     finally:
         dirs.remove()
 

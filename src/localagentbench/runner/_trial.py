@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from localagentbench._io import atomic_write_bytes, atomic_write_text, no_space
+from localagentbench._io import atomic_write_text, no_space
 from localagentbench._proc import Cancelled
 from localagentbench.agents import Agent, AgentContext, AgentOutcome
-from localagentbench.errors import LabError
+from localagentbench.errors import AgentFault, LabError
 from localagentbench.gateway import GatewayError, TrialRoute, TrialStats
 from localagentbench.grading import (
     CommandsResult,
@@ -36,7 +36,7 @@ from localagentbench.records import (
 from localagentbench.runner._budget import BudgetWatch, DiskAlarm, Limits, OverBudget
 from localagentbench.runner._config import Configuration
 from localagentbench.runner._lanes import LaneGate
-from localagentbench.runner._pipeline import GradeShared, grade_trial
+from localagentbench.runner._pipeline import GradeShared, fault_verdict, grade_trial
 from localagentbench.runner._watch import TrialWatch
 from localagentbench.sandbox import (
     TEST_INFRA_PATTERNS,
@@ -50,9 +50,10 @@ from localagentbench.tasks import Task
 from localagentbench.workspace import (
     Pristine,
     Reaper,
+    TakenPatch,
     check_master,
-    git_patch,
     prepare_workspace,
+    take_patch,
     unpack,
 )
 
@@ -170,7 +171,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
     error: str | None = None
     restored = False
     grade_s = 0.0
-    patch = b""
+    patch = folder / "patch.diff"
     dirs = None
     traffic: TrialStats | None = None
     tamper: TamperReport | None = None
@@ -238,12 +239,10 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         if outcome.trajectory is not None:
             atomic_write_text(folder / "trajectory.json", json.dumps(outcome.trajectory, indent=2))
         budget.enforce(outcome, agent_started, task.timeout_s)  # OverBudget, DiskLow: not graded
-        diff, deleted = git_patch(dirs.git_dir, dirs.work)
-        patch = diff.encode("utf-8", errors="surrogateescape")
-        atomic_write_bytes(folder / "patch.diff", patch)
         tamper = _tamper(task, pristine, dirs.work, dirs.root / "pristine")
         tamper = tamper.model_copy(update={"outside_writes": sandbox.outside_writes})
         status, error = _status(outcome, traffic, watch)
+        _note_skipped(folder, take_patch(dirs.git_dir, dirs.work, pristine.commit, patch))
         graded_at = time.monotonic()
         if status == "infra_error":
             verdict = _not_graded(f"not graded: {error}")
@@ -251,9 +250,10 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
             verdict = grade_trial(
                 task,
                 dirs,
+                commit=pristine.commit,
+                patch=patch,
                 log_dir=folder / "grading",
                 final_answer=outcome.final_answer,
-                deleted=deleted,
                 shared=env.grading,
             )
         grade_s = time.monotonic() - graded_at
@@ -285,6 +285,9 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
     except OverBudget as e:  # the agent's folders passed their budget: a scored failure
         status, error, cap = "cap_hit", str(e), e.stop
         verdict = _not_graded(f"not graded: {error}")
+    except AgentFault as e:  # what the agent wrote broke a harness step: scored, never rerun
+        error = f"{e}; {error}" if error else str(e)
+        verdict = fault_verdict(e, outcome.final_answer if outcome else None)
     except (LabError, GatewayError, OSError) as e:
         status, error, cap = _harness_failed(env, plan, budget, e)
         verdict = _not_graded(f"not graded: {error}")
@@ -346,8 +349,8 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         finished_at=utc_now(),
         grade_s=round(grade_s, 3),
         pristine_commit=pristine.commit,
-        patch_bytes=len(patch),
-        suspicious=suspicious_patch(patch.decode("utf-8", errors="replace")),
+        patch_bytes=patch.stat().st_size if patch.is_file() else 0,
+        suspicious=suspicious_patch(patch.read_text(errors="replace")) if patch.is_file() else [],
         stdout_bytes=outcome.stdout_bytes if outcome else 0,
         stderr_bytes=outcome.stderr_bytes if outcome else 0,
         output_truncated=outcome.truncated if outcome else False,
@@ -460,6 +463,13 @@ def _tamper(task: Task, pristine: Pristine, work: Path, scratch: Path) -> Tamper
     named = {arg for argv in task.oracle.command for arg in argv[1:] if (scratch / arg).exists()}
     protected = sorted({*TEST_INFRA_PATTERNS, *TEST_FILE_PATTERNS, *named})
     return tamper_report(scratch, work, protected)
+
+
+def _note_skipped(folder: Path, taken: TakenPatch) -> None:
+    """Name the workspace entries the patch left out (nested ``.git`` folders, fifos, paths
+    git refuses) beside it, so a reader of the trial sees why they are not graded."""
+    if taken.skipped:
+        atomic_write_text(folder / "patch-skipped.txt", "\n".join(taken.skipped) + "\n")
 
 
 def _agent_cost(trajectory: dict[str, Any] | None) -> float | None:

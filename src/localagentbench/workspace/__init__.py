@@ -1,6 +1,16 @@
 """Stage 2: workspaces: deterministic git, pristine archives, the tree guard."""
 
-from localagentbench.workspace._git import GIT_ENV, git, git_init_commit, git_patch
+from localagentbench.workspace._git import GIT_ENV, git
+from localagentbench.workspace._patch import (
+    NEUTRAL_ATTRIBUTES,
+    PATCH_CAP,
+    UNAPPLIABLE_PATCH,
+    UNRECORDABLE_PATCH,
+    GradedTree,
+    TakenPatch,
+    graded_tree,
+    take_patch,
+)
 from localagentbench.workspace._pristine import (
     Pristine,
     PristineStore,
@@ -9,6 +19,7 @@ from localagentbench.workspace._pristine import (
     verify_unpacked,
 )
 from localagentbench.workspace._tar import extract_tar
+from localagentbench.workspace._tree import git_init_commit
 from localagentbench.workspace._trial import (
     KEEP_MARKER,
     GuardEvent,
@@ -24,20 +35,27 @@ from localagentbench.workspace._trial import (
 __all__ = [
     "GIT_ENV",
     "KEEP_MARKER",
+    "NEUTRAL_ATTRIBUTES",
+    "PATCH_CAP",
+    "UNAPPLIABLE_PATCH",
+    "UNRECORDABLE_PATCH",
+    "GradedTree",
     "GuardEvent",
     "Pristine",
     "PristineStore",
     "Reaper",
+    "TakenPatch",
     "TrialDirs",
     "check_master",
     "extract_tar",
     "git",
     "git_init_commit",
-    "git_patch",
+    "graded_tree",
     "make_scratch_root",
     "mark_owner",
     "prepare_workspace",
     "sweep_stale_roots",
+    "take_patch",
     "tree_digest",
     "unpack",
     "verify_unpacked",

@@ -23,8 +23,9 @@ from pathlib import Path
 from localagentbench._io import atomic_write_text
 from localagentbench.errors import InfraError, TaskError
 from localagentbench.tasks import FixtureRepo, GitRepo, Task
-from localagentbench.workspace._git import git, git_init_commit
+from localagentbench.workspace._git import git
 from localagentbench.workspace._tar import extract_tar
+from localagentbench.workspace._tree import git_init_commit
 
 __all__ = ["Pristine", "PristineStore", "tree_digest"]
 
