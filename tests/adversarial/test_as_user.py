@@ -150,8 +150,7 @@ def test_the_attacks_fail_with_the_harness_as_an_ordinary_user(tmp_path: Path):
         suite_xml = ET.parse(report).getroot()
         counts = suite_xml if suite_xml.tag == "testsuite" else suite_xml[0]
         defined = sum(
-            len(re.findall(r"^def test_\w+\(", suite.read_text(), re.MULTILINE))
-            for suite in suites
+            len(re.findall(r"^def test_\w+\(", suite.read_text(), re.MULTILINE)) for suite in suites
         )
         outcome = {k: int(counts.get(k, 0)) for k in ("tests", "failures", "errors", "skipped")}
         assert outcome["tests"] >= defined, output  # parametrised ones count once a sandbox

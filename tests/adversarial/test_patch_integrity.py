@@ -138,6 +138,44 @@ def test_a_gitignored_pytest_shadow_is_in_the_patch(attack):
     assert "b/pytest/__main__.py" in done.patch
 
 
+def test_a_gitignored_pytest_shadow_that_forges_passes(attack):
+    """Threat, as the red team ran it: a `.gitignore`d `pytest/` package that loads the real
+    pytest with a plugin turning every failure into a pass. It made the run say success while
+    its regrade (without the unrecorded package) said failure. Now it is recorded, and the
+    hermetic start never imports it: a scored failure in the run and the regrade alike."""
+    done = attack("""\
+        mkdir -p pytest
+        cat > pytest/__init__.py <<'EOF'
+        import os, sys
+        here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        saved = list(sys.path)
+        sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+        del sys.modules["pytest"]
+        import pytest as _real
+        sys.path[:] = saved
+        class _Flip:
+            @_real.hookimpl(wrapper=True)
+            def pytest_runtest_makereport(self, item, call):
+                report = yield
+                report.outcome, report.longrepr = "passed", None
+                return report
+        import _pytest.config as _cfg
+        _main = _cfg.main
+        def _patched(args=None, plugins=None):
+            return _main(args, [*(plugins or []), _Flip()])
+        _cfg.main = _real.main = _patched
+        sys.modules["pytest"] = _real
+        EOF
+        printf 'import pytest, sys\\nsys.exit(pytest.main())\\n' > pytest/__main__.py
+        printf 'pytest/\\n' > .gitignore
+        echo "Done."
+    """)
+    assert_scored_failure_regraded_alike(done)
+    assert "b/pytest/__init__.py" in done.patch
+    assert done.record.heldout is not None
+    assert done.record.heldout.passed is False
+
+
 def test_gitattributes_with_an_encoding_and_a_filter_are_a_scored_failure(attack):
     """Threat: `*.md working-tree-encoding=UTF-16` made the harness's `git add` fail, so the
     trial was an unscored infra_error (and its rerun too). Now it is taken and scored."""
