@@ -85,7 +85,7 @@ def _ensure_venv() -> Path:
     return python
 
 
-ATTACK_FILES = ("test_attacks.py", "test_runner_tampering.py")
+ATTACK_FILES = ("test_attacks.py", "test_runner_tampering.py", "test_scratch_crossing.py")
 """The attack files run again as the ordinary user (from a venv of the system Python, so the
 landlock variants run too: as root they skip where the interpreter is under /root)."""
 
@@ -95,6 +95,9 @@ def _copy_tests(dest: Path) -> list[Path]:
     (dest / "adversarial").mkdir(parents=True)
     for name in ("conftest.py", "labtest.py"):
         shutil.copy2(TESTS / name, dest / name)
+    (dest / "sandbox").mkdir()
+    for name in ("__init__.py", "_helpers.py"):  # reachable_python, which some attacks import
+        shutil.copy2(TESTS / "sandbox" / name, dest / "sandbox" / name)
     for name in ("__init__.py", *ATTACK_FILES):
         shutil.copy2(TESTS / "adversarial" / name, dest / "adversarial" / name)
     return [dest / "adversarial" / name for name in ATTACK_FILES]
