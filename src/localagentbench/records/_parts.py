@@ -151,6 +151,10 @@ class GatewayStats(_Part):
     endpoint_failures: int = 0
     """Requests the endpoint did not answer (refused connection, timeout, 5xx, an empty
     completion): the endpoint's fault, never the model's."""
+    failures: dict[str, int] = Field(default_factory=dict)
+    """Failed requests per kind (the rows of `gateway.FAILURES`: the endpoint's, such as
+    connect_refused or upstream_5xx, and the agent's, such as too_large or disconnect);
+    empty in records from before it was kept."""
 
 
 CapKind = Literal["max_requests", "max_tokens", "loop", "disk", "files"]
