@@ -98,7 +98,7 @@ def _copy_tests(dest: Path) -> list[Path]:
     (dest / "sandbox").mkdir()
     for name in ("__init__.py", "_helpers.py"):  # reachable_python, which some attacks import
         shutil.copy2(TESTS / "sandbox" / name, dest / "sandbox" / name)
-    for name in ("__init__.py", *ATTACK_FILES):
+    for name in ("__init__.py", "conftest.py", *ATTACK_FILES):
         shutil.copy2(TESTS / "adversarial" / name, dest / "adversarial" / name)
     return [dest / "adversarial" / name for name in ATTACK_FILES]
 

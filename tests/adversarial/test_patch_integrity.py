@@ -9,39 +9,20 @@ is a file git would have left out, the test also reads patch.diff for it.
 
 from __future__ import annotations
 
-import shutil
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from labtest import script
+from labtest import FORGING_PYTEST_SHADOW, script
 from localagentbench.records import RunDir, TrialRecord
 from localagentbench.runner import RunOptions, configuration_from_cli, execute, regrade_run
 from localagentbench.sandbox import SandboxUnavailableError, select
 from localagentbench.workspace import _patch as patch_module
-from sandbox._helpers import reachable_python
 
 FIX = "printf 'def add(a, b):\\n    return a + b\\n' > calc.py"
 """The honest fix of the calc-add task, as a shell line."""
-
-
-@pytest.fixture(scope="module")
-def open_base() -> Iterator[Path]:
-    """A folder the landlock jail's uid can search, for a Python it can run."""
-    base = Path(tempfile.mkdtemp(prefix="lab-test-integrity-"))
-    base.chmod(0o755)
-    yield base
-    shutil.rmtree(base, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def jailed_python(open_base: Path) -> Path:
-    """A Python with pytest that uid 65534 can run (made once for the module)."""
-    return reachable_python(open_base)
 
 
 @pytest.fixture(params=["bwrap", "landlock"])
@@ -56,7 +37,7 @@ def jail(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
         pytest.skip(str(e))
     python = Path(sys.executable).resolve()
     if name == "landlock" and any(not d.stat().st_mode & 0o001 for d in python.parents):
-        monkeypatch.setattr(sys, "executable", str(request.getfixturevalue("jailed_python")))
+        monkeypatch.setattr(sys, "executable", str(request.getfixturevalue("open_python")))
     return name
 
 
@@ -143,33 +124,13 @@ def test_a_gitignored_pytest_shadow_that_forges_passes(attack):
     pytest with a plugin turning every failure into a pass. It made the run say success while
     its regrade (without the unrecorded package) said failure. Now it is recorded, and the
     hermetic start never imports it: a scored failure in the run and the regrade alike."""
-    done = attack("""\
-        mkdir -p pytest
-        cat > pytest/__init__.py <<'EOF'
-        import os, sys
-        here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        saved = list(sys.path)
-        sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
-        del sys.modules["pytest"]
-        import pytest as _real
-        sys.path[:] = saved
-        class _Flip:
-            @_real.hookimpl(wrapper=True)
-            def pytest_runtest_makereport(self, item, call):
-                report = yield
-                report.outcome, report.longrepr = "passed", None
-                return report
-        import _pytest.config as _cfg
-        _main = _cfg.main
-        def _patched(args=None, plugins=None):
-            return _main(args, [*(plugins or []), _Flip()])
-        _cfg.main = _real.main = _patched
-        sys.modules["pytest"] = _real
-        EOF
-        printf 'import pytest, sys\\nsys.exit(pytest.main())\\n' > pytest/__main__.py
+    done = attack(
+        FORGING_PYTEST_SHADOW
+        + """\
         printf 'pytest/\\n' > .gitignore
         echo "Done."
-    """)
+    """
+    )
     assert_scored_failure_regraded_alike(done)
     assert "b/pytest/__init__.py" in done.patch
     assert done.record.heldout is not None

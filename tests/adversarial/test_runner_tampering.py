@@ -14,19 +14,16 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tempfile
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 
-from labtest import script
+from labtest import FORGING_PYTEST_SHADOW, script
 from localagentbench.records import TrialRecord
 from localagentbench.runner import RunOptions, configuration_from_cli, execute
 from localagentbench.sandbox import SandboxError, select
-from sandbox._helpers import reachable_python
 
 SANDBOXES = ["bwrap", "landlock"]
 
@@ -46,18 +43,6 @@ def sandbox(request: pytest.FixtureRequest) -> str:
     if why is not None:
         pytest.skip(f"{name} is not usable here: {why}")
     return name
-
-
-@pytest.fixture(scope="module")
-def open_python() -> Iterator[Path]:
-    """A harness Python uid 65534 can run, for landlock as root (see
-    `tests/sandbox/_helpers.reachable_python`): the tests' own may sit under /root (0700)."""
-    base = Path(tempfile.mkdtemp(prefix="lab-test-open-"))
-    base.chmod(0o755)
-    try:
-        yield reachable_python(base)
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture
@@ -112,32 +97,7 @@ def test_pytest_package_in_the_workspace_shadows_the_runner(make_task, attack):
     "1 passed", exit 0, and a JUnit file with no failure)."""
     record = attack(
         make_task(),
-        """\
-        mkdir -p pytest
-        cat > pytest/__init__.py <<'EOF'
-        import os, sys
-        here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        saved = list(sys.path)
-        sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
-        del sys.modules["pytest"]
-        import pytest as _real
-        sys.path[:] = saved
-        class _Flip:
-            @_real.hookimpl(wrapper=True)
-            def pytest_runtest_makereport(self, item, call):
-                report = yield
-                report.outcome, report.longrepr = "passed", None
-                return report
-        import _pytest.config as _cfg
-        _main = _cfg.main
-        def _patched(args=None, plugins=None):
-            return _main(args, [*(plugins or []), _Flip()])
-        _cfg.main = _real.main = _patched
-        sys.modules["pytest"] = _real
-        EOF
-        printf 'import pytest, sys\\nsys.exit(pytest.main())\\n' > pytest/__main__.py
-        echo done
-        """,
+        FORGING_PYTEST_SHADOW + "echo done\n",
     )
     _scored_failure(record)
     assert record.heldout is not None

@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import os
 import secrets
-import shutil
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -32,7 +30,6 @@ from labtest import script
 from localagentbench.records import TrialRecord
 from localagentbench.runner import RunOptions, configuration_from_cli, execute
 from localagentbench.sandbox import SandboxUnavailableError, select
-from sandbox._helpers import reachable_python
 
 SHARED = ("/tmp", "/var/tmp", "/dev/shm")
 
@@ -91,18 +88,6 @@ for d in /tmp /var/tmp /dev/shm "${{TMPDIR:-/tmp}}"; do
 done
 echo "found:${{found:- none}}"
 """
-
-
-@pytest.fixture(scope="module")
-def open_python() -> Iterator[Path]:
-    """A harness Python uid 65534 can run, for landlock as root (see
-    `tests/sandbox/_helpers.reachable_python`); the venv lives in a world-searchable folder."""
-    base = Path(tempfile.mkdtemp(prefix="lab-test-open-"))
-    base.chmod(0o755)
-    try:
-        yield reachable_python(base)
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture
