@@ -1,5 +1,5 @@
 """Suspicious-patch flags (issue 34, part 8): each signature from a tiny patch taken the way a
-trial takes it (`git_patch` over a real repository), and ordinary fixes left unflagged."""
+trial takes it (`take_patch` over a real repository), and ordinary fixes left unflagged."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from localagentbench.grading import SuspiciousFlag, suspicious_patch
 from localagentbench.grading._patchfiles import parse_patch
 from localagentbench.tasks import bundled_suite
-from localagentbench.workspace import git_init_commit, git_patch
+from localagentbench.workspace import git_init_commit, take_patch
 
 BASE = {
     "calc.py": "def add(a, b):\n    return a - b\n",
@@ -29,7 +29,7 @@ def _patch(
     for rel, text in BASE.items():
         (work / rel).parent.mkdir(parents=True, exist_ok=True)
         (work / rel).write_text(text)
-    git_init_commit(work)
+    base = git_init_commit(work)
     for rel, new in changes.items():
         path = work / rel
         if new is None:
@@ -40,7 +40,9 @@ def _patch(
     for rel, target in (links or {}).items():
         (work / rel).parent.mkdir(parents=True, exist_ok=True)
         (work / rel).symlink_to(target)
-    return git_patch(work / ".git", work)[0]
+    out = tmp_path / "patch.diff"
+    take_patch(work / ".git", work, base, out)
+    return out.read_text(errors="replace")
 
 
 def _flags(tmp_path: Path, changes: dict[str, str | None], **kw) -> list[tuple[str, str, str]]:
@@ -274,8 +276,18 @@ def test_tamper_flags_come_first():
     assert all(isinstance(f, SuspiciousFlag) for f in flags)
 
 
-def test_a_renamed_file_is_judged_by_its_new_name(tmp_path):
-    patch = _patch(tmp_path, {"calc.py": None, "pytest.py": BASE["calc.py"]})
+RENAME = """\
+diff --git a/calc.py b/pytest.py
+similarity index 100%
+rename from calc.py
+rename to pytest.py
+"""
+"""A rename as git writes one with rename detection (trial patches are taken without it, as
+a deletion and an addition; a reference or an imported patch may still carry one)."""
+
+
+def test_a_renamed_file_is_judged_by_its_new_name():
+    patch = RENAME
     [renamed] = parse_patch(patch)
     assert (renamed.change, renamed.path) == ("renamed", "pytest.py")
     assert ("runner-shadow", "tamper", "pytest.py") in [
