@@ -15,12 +15,11 @@ from localagentbench.grading._canary import (
     Canaries,
     CanaryJudge,
     Sentinel,
-    disable_agent_test_mains,
-    held_out_ids,
     plant,
     planting_units,
     proven_units,
 )
+from localagentbench.grading._expect import disable_agent_test_mains, held_out_ids
 from localagentbench.grading._reports import TestReport, instrument, parse_report
 
 
@@ -264,7 +263,7 @@ def test_sentinel_names_read_like_their_neighbours(tmp_path):
 def test_python_dash_m_starts_without_the_tree_on_the_path(tmp_path, argv, module):
     """Threat: `python -m X` puts the working folder first, so a `X/` package there runs
     instead of the runner (pytest, unittest, anything a task names)."""
-    from localagentbench.grading._reports import hermetic_python, shown_argv
+    from localagentbench.grading._hermetic import hermetic_python, shown_argv
 
     (tmp_path / module).mkdir()
     for name in ("__init__.py", "__main__.py"):
@@ -286,7 +285,7 @@ def test_python_dash_m_starts_without_the_tree_on_the_path(tmp_path, argv, modul
 
 
 def test_other_commands_are_left_alone():
-    from localagentbench.grading._reports import hermetic_python
+    from localagentbench.grading._hermetic import hermetic_python
 
     for argv in (["git", "commit", "-m", "x"], ["python", "run.py", "-m", "pytest"], ["pytest"]):
         assert hermetic_python(argv) == argv

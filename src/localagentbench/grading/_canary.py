@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import re
 import secrets
 import string
@@ -36,7 +35,15 @@ from typing import Literal
 from localagentbench._proc import ProcessResult
 from localagentbench.grading._reports import Runner, TestReport, unit_of
 
-__all__ = ["CanaryJudge", "Canaries", "Sentinel", "plant", "planting_units", "proven_units"]
+__all__ = [
+    "CanaryJudge",
+    "Canaries",
+    "Sentinel",
+    "plant",
+    "planting_units",
+    "proven_units",
+    "random_word",
+]
 
 Must = Literal["pass", "fail"]
 
@@ -103,7 +110,7 @@ def planting_units(tree: Path, injected: Iterable[str]) -> list[str]:
     return sorted(units)
 
 
-def _random_word(length: int) -> str:
+def random_word(length: int) -> str:
     alphabet = string.ascii_lowercase + string.digits
     return secrets.choice(string.ascii_lowercase) + "".join(
         secrets.choice(alphabet) for _ in range(length - 1)
@@ -171,7 +178,7 @@ def _plant_node(tree: Path, rel: str, names: Sequence[tuple[str, Must]]) -> None
     text = path.read_text(encoding="utf-8", errors="replace")
     used = _NODE_ASSERT_CALL.findall(text)
     method = max(set(used), key=used.count) if used else "strictEqual"
-    tag = _random_word(8)
+    tag = random_word(8)
     test_fn, assert_obj = f"t_{tag}", f"a_{tag}"
     if _node_is_module(tree, rel):
         head = (
@@ -209,7 +216,7 @@ def _plant_go(folder: Path, names: Sequence[tuple[str, Must]]) -> None:
             f'\t\tt.Errorf("sum: got %d, want {total}", got)\n\t}}\n}}\n'
         )
     source = f'package {package}\n\nimport "testing"\n' + "".join(funcs)
-    (folder / f"{_random_word(12)}_test.go").write_text(source, encoding="utf-8")
+    (folder / f"{random_word(12)}_test.go").write_text(source, encoding="utf-8")
 
 
 _WORD = re.compile(r"[A-Za-z]{3,12}")
@@ -390,70 +397,3 @@ class CanaryJudge:
                 + more
             )
         return evidence
-
-
-def held_out_ids(
-    report: TestReport | None, injected: Iterable[str], go_names: set[str]
-) -> set[str]:
-    """The pristine report's ids that belong to held-out material (files injected, or Go test
-    functions declared in injected files), without parametrised cases or subtests, whose ids
-    may legitimately follow the code under test."""
-    if report is None:
-        return set()
-    files = set(injected)
-    stand_ins = {case for case in report.unit_failures.values() if case}
-    ids = set()
-    for case in report.cases:
-        unit, _, name = case.rpartition("::")
-        if "[" in name or "/" in name or case in stand_ins or unit in report.unit_failures:
-            continue  # a case standing for a file that failed whole is no test of its own
-        if name in go_names or any(unit == f or f.endswith("/" + unit) for f in files):
-            ids.add(case)
-    return ids
-
-
-def go_test_names(tree: Path, injected: Iterable[str]) -> set[str]:
-    """Test function names declared in the injected Go test files."""
-    names: set[str] = set()
-    for rel in injected:
-        if not rel.endswith("_test.go"):
-            continue
-        path = tree / rel
-        if path.is_symlink() or not path.is_file():
-            continue
-        text = path.read_text(encoding="utf-8", errors="replace")
-        names |= set(re.findall(r"^func\s+(Test\w*)\s*\(", text, re.MULTILINE))
-    return names
-
-
-_GO_TEST_MAIN = re.compile(r"\bTestMain\b")
-
-
-def disable_agent_test_mains(tree: Path, pristine: Path, injected: Iterable[str]) -> list[str]:
-    """Rename ``TestMain`` (the identifier, wherever it stands: a comment between ``func`` and
-    the name does not hide it) in every Go test file of ``tree`` that is not byte for byte the
-    pristine tree's or the held-out material's: a TestMain decides what the test binary runs
-    and reports, so one the agent wrote could print passes for tests it never ran. Returns
-    the files changed (their functions stay, under a name Go does not call)."""
-    task_files = set(injected)
-    changed = []
-    for dirpath, dirnames, filenames in os.walk(tree):
-        dirnames[:] = [d for d in dirnames if d not in (".git", "node_modules")]
-        for name in filenames:
-            if not name.endswith("_test.go"):
-                continue
-            path = Path(dirpath) / name
-            rel = path.relative_to(tree).as_posix()
-            if rel in task_files or path.is_symlink():
-                continue
-            original = pristine / rel
-            data = path.read_bytes()
-            if original.is_file() and not original.is_symlink() and original.read_bytes() == data:
-                continue
-            text = data.decode("utf-8", errors="replace")
-            if _GO_TEST_MAIN.search(text):  # every use of the name: `func /**/ TestMain(` too
-                path.write_text(
-                    _GO_TEST_MAIN.sub(f"labDisabled{_random_word(8)}", text), encoding="utf-8"
-                )
-                changed.append(rel)
-    return sorted(changed)

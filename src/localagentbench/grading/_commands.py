@@ -10,14 +10,13 @@ from localagentbench._io import atomic_write_text
 from localagentbench._proc import ProcessResult
 from localagentbench.grading._canary import CanaryJudge
 from localagentbench.grading._faults import classify_fault
+from localagentbench.grading._hermetic import hermetic_python, shown_argv
 from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._reports import (
     TestReport,
     detect_runner,
-    hermetic_python,
     instrument,
     parse_report,
-    shown_argv,
 )
 from localagentbench.grading._results import CommandsResult
 

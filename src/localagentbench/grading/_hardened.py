@@ -6,7 +6,7 @@ way it goes in a private copy of the graded tree where the task's test set-up (e
 configuration file, conftest files, Go module files) is put back as the pristine tree had it,
 a Go ``TestMain`` the agent wrote is disabled, and sentinel tests are planted in the units the
 pristine run proved them in (`grading._canary`). Python runners start without the tree on
-their import path (`grading._reports.hermetic_python`).
+their import path (`grading._hermetic`).
 """
 
 from __future__ import annotations
@@ -17,16 +17,9 @@ import threading
 from pathlib import Path
 
 from localagentbench._io import atomic_write_text
-from localagentbench.grading._canary import (
-    CanaryJudge,
-    disable_agent_test_mains,
-    go_test_names,
-    held_out_ids,
-    plant,
-    planting_units,
-    proven_units,
-)
+from localagentbench.grading._canary import CanaryJudge, plant, planting_units, proven_units
 from localagentbench.grading._commands import run_commands_reported
+from localagentbench.grading._expect import disable_agent_test_mains, go_test_names, held_out_ids
 from localagentbench.grading._inject import inject, restore_test_infra, test_infra_paths
 from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._reports import TestReport

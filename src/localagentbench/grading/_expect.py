@@ -1,0 +1,86 @@
+"""What the graded run may take from the agent's tree, and what it must report.
+
+Two rules the hardened run (`grading._hardened`) applies besides the sentinels: a Go
+``TestMain`` the agent wrote is disabled (it decides what the test binary runs and reports),
+and every held-out test the pristine run listed must be listed again (the agent cannot change
+held-out files, so a missing one was hidden by the code under test).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from localagentbench.grading._canary import random_word
+from localagentbench.grading._reports import TestReport
+
+__all__ = ["disable_agent_test_mains", "go_test_names", "held_out_ids"]
+
+
+def held_out_ids(
+    report: TestReport | None, injected: Iterable[str], go_names: set[str]
+) -> set[str]:
+    """The pristine report's ids that belong to held-out material (files injected, or Go test
+    functions declared in injected files), without parametrised cases or subtests, whose ids
+    may legitimately follow the code under test."""
+    if report is None:
+        return set()
+    files = set(injected)
+    stand_ins = {case for case in report.unit_failures.values() if case}
+    ids = set()
+    for case in report.cases:
+        unit, _, name = case.rpartition("::")
+        if "[" in name or "/" in name or case in stand_ins or unit in report.unit_failures:
+            continue  # a case standing for a file that failed whole is no test of its own
+        if name in go_names or any(unit == f or f.endswith("/" + unit) for f in files):
+            ids.add(case)
+    return ids
+
+
+def go_test_names(tree: Path, injected: Iterable[str]) -> set[str]:
+    """Test function names declared in the injected Go test files."""
+    names: set[str] = set()
+    for rel in injected:
+        if not rel.endswith("_test.go"):
+            continue
+        path = tree / rel
+        if path.is_symlink() or not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        names |= set(re.findall(r"^func\s+(Test\w*)\s*\(", text, re.MULTILINE))
+    return names
+
+
+_GO_TEST_MAIN = re.compile(r"\bTestMain\b")
+
+
+def disable_agent_test_mains(tree: Path, pristine: Path, injected: Iterable[str]) -> list[str]:
+    """Rename ``TestMain`` (the identifier, wherever it stands: a comment between ``func`` and
+    the name does not hide it) in every Go test file of ``tree`` that is not byte for byte the
+    pristine tree's or the held-out material's: a TestMain decides what the test binary runs
+    and reports, so one the agent wrote could print passes for tests it never ran. Returns
+    the files changed (their functions stay, under a name Go does not call)."""
+    task_files = set(injected)
+    changed = []
+    for dirpath, dirnames, filenames in os.walk(tree):
+        dirnames[:] = [d for d in dirnames if d not in (".git", "node_modules")]
+        for name in filenames:
+            if not name.endswith("_test.go"):
+                continue
+            path = Path(dirpath) / name
+            rel = path.relative_to(tree).as_posix()
+            if rel in task_files or path.is_symlink():
+                continue
+            original = pristine / rel
+            data = path.read_bytes()
+            if original.is_file() and not original.is_symlink() and original.read_bytes() == data:
+                continue
+            text = data.decode("utf-8", errors="replace")
+            if _GO_TEST_MAIN.search(text):  # every use of the name: `func /**/ TestMain(` too
+                path.write_text(
+                    _GO_TEST_MAIN.sub(f"labDisabled{random_word(8)}", text), encoding="utf-8"
+                )
+                changed.append(rel)
+    return sorted(changed)
