@@ -22,7 +22,7 @@ import yaml
 
 from labtest import FORGING_PYTEST_SHADOW, script
 from localagentbench.records import TrialRecord
-from localagentbench.runner import RunOptions, configuration_from_cli, execute
+from localagentbench.runner import RunOptions, configuration_from_cli, execute, regrade_run
 from localagentbench.sandbox import SandboxError, select
 
 SANDBOXES = ["bwrap", "landlock"]
@@ -52,7 +52,8 @@ def attack(
     request: pytest.FixtureRequest,
     monkeypatch: pytest.MonkeyPatch,
 ):
-    """Run a shell attack as a command agent on the task folder given; the one record."""
+    """Run a shell attack as a command agent on the task folder given; the one record, after
+    checking that a regrade from the run folder alone reaches the same verdict."""
 
     if sandbox == "landlock" and os.geteuid() == 0:
         # As root the jail's uid 65534 cannot run a Python under /root: use one it can.
@@ -69,6 +70,11 @@ def attack(
         )
         result = execute(options)
         [record] = result.run_dir.records()
+        regrade = regrade_run(tmp_path / "run", sandbox=select(sandbox))
+        [again] = regrade.records
+        for name in ("success", "correctness", "overfit", "false_success"):
+            assert getattr(again, name) == getattr(record, name), name
+        assert bool(again.tampered) == bool(record.tampered)
         return record
 
     return run
