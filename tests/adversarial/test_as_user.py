@@ -85,7 +85,12 @@ def _ensure_venv() -> Path:
     return python
 
 
-ATTACK_FILES = ("test_attacks.py", "test_runner_tampering.py", "test_scratch_crossing.py")
+ATTACK_FILES = (
+    "test_attacks.py",
+    "test_runner_tampering.py",
+    "test_patch_integrity.py",
+    "test_scratch_crossing.py",
+)
 """The attack files run again as the ordinary user (from a venv of the system Python, so the
 landlock variants run too: as root they skip where the interpreter is under /root)."""
 
