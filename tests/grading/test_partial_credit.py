@@ -114,10 +114,12 @@ def test_zero_tests_collected_is_a_failure_even_with_exit_0(tmp_path, graded):
         )
 
     verdict = graded(task, gut)
-    assert verdict.visible.exit_codes == [0]
+    # The visible oracle is this task's graded run: it never loads the agent's conftest, so
+    # pytest keeps its own "no tests" status; zero tests would fail it even with exit 0.
+    assert verdict.visible.exit_codes == [5]
     assert verdict.visible.passed is False
     assert "collected no tests" in verdict.visible.reason
-    assert verdict.visible.tests_total == 0
+    assert verdict.visible.tests_passed == 0
     assert verdict.correctness == 0.0
     assert verdict.success is False
 

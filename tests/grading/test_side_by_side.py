@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from localagentbench.grading import Verdict, _grade, grade
+from localagentbench.grading import Verdict, _grade, _hardened, grade
 from localagentbench.grading._grade import PARALLEL_SAFE
 from localagentbench.sandbox import Sandbox, available_backends, select
 from localagentbench.tasks import load_tasks
@@ -56,12 +56,13 @@ def _tight(name: str) -> Sandbox:
 def _wrapped(
     monkeypatch: pytest.MonkeyPatch, around: Callable[[str, Callable[[], Any]], Any]
 ) -> None:
-    real = _grade.run_commands_reported
+    for module in (_grade, _hardened):  # the visible run, and the hardened held-out run
+        real = module.run_commands_reported
 
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        return around(kwargs["label"], lambda: real(*args, **kwargs))
+        def wrapper(*args: Any, _real: Any = real, **kwargs: Any) -> Any:
+            return around(kwargs["label"], lambda: _real(*args, **kwargs))
 
-    monkeypatch.setattr(_grade, "run_commands_reported", wrapper)
+        monkeypatch.setattr(module, "run_commands_reported", wrapper)
 
 
 @pytest.mark.parametrize("backend", ["bwrap", "landlock"])
