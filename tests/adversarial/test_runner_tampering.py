@@ -590,3 +590,28 @@ def test_go_package_rewrites_the_test_binarys_output(tmp_path, attack):
         """,
     )
     _scored_failure(record)
+
+
+def test_a_planted_bytecode_cache_is_not_what_runs(make_task, attack):
+    """Threat (invented here): the patch leaves calc.py broken for a reader, and ships an
+    unchecked-hash `__pycache__/calc.cpython-*.pyc` (never compared with its source) holding
+    the fix: Python would run the cached code, so the verdict would not be the source's."""
+    record = attack(
+        make_task(),
+        """\
+        printf 'def add(a, b):\\n    return a + b\\n' > hidden_fix.py
+        python3 - <<'EOF'
+        import importlib.util, py_compile
+        py_compile.compile(
+            "hidden_fix.py",
+            cfile=importlib.util.cache_from_source("calc.py"),
+            invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+        )
+        EOF
+        rm hidden_fix.py
+        ls __pycache__
+        """,
+    )
+    _scored_failure(record)
+    assert record.final_answer is not None
+    assert record.final_answer.startswith("calc.cpython-")

@@ -289,3 +289,17 @@ def test_other_commands_are_left_alone():
 
     for argv in (["git", "commit", "-m", "x"], ["python", "run.py", "-m", "pytest"], ["pytest"]):
         assert hermetic_python(argv) == argv
+
+
+def test_bytecode_caches_are_dropped_and_links_not_followed(tmp_path):
+    from localagentbench.grading._expect import drop_bytecode_caches
+
+    tree, outside = tmp_path / "tree", tmp_path / "outside"
+    (tree / "pkg" / "__pycache__").mkdir(parents=True)
+    (tree / "pkg" / "__pycache__" / "m.cpython-311.pyc").write_bytes(b"x")
+    outside.mkdir()
+    (outside / "keep.pyc").write_bytes(b"y")
+    (tree / "__pycache__").symlink_to(outside)
+    assert drop_bytecode_caches(tree) == ["__pycache__", "pkg/__pycache__"]
+    assert not (tree / "pkg" / "__pycache__").exists()
+    assert (outside / "keep.pyc").exists()

@@ -1,22 +1,26 @@
 """What the graded run may take from the agent's tree, and what it must report.
 
-Two rules the hardened run (`grading._hardened`) applies besides the sentinels: a Go
-``TestMain`` the agent wrote is disabled (it decides what the test binary runs and reports),
-and every held-out test the pristine run listed must be listed again (the agent cannot change
-held-out files, so a missing one was hidden by the code under test).
+Three rules the hardened run (`grading._hardened`) applies besides the sentinels: a Go
+``TestMain`` the agent wrote is disabled (it decides what the test binary runs and reports);
+``__pycache__`` folders in the tree are dropped (Python runs a cached ``.pyc`` instead of its
+source, and an unchecked-hash one is never compared with the source at all, so the graded
+code could differ from what the patch shows); and every held-out test the pristine run listed
+must be listed again (the agent cannot change held-out files, so a missing one was hidden by
+the code under test).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
 from localagentbench.grading._canary import random_word
 from localagentbench.grading._reports import TestReport
 
-__all__ = ["disable_agent_test_mains", "go_test_names", "held_out_ids"]
+__all__ = ["disable_agent_test_mains", "drop_bytecode_caches", "go_test_names", "held_out_ids"]
 
 
 def held_out_ids(
@@ -84,3 +88,23 @@ def disable_agent_test_mains(tree: Path, pristine: Path, injected: Iterable[str]
                 )
                 changed.append(rel)
     return sorted(changed)
+
+
+def drop_bytecode_caches(tree: Path) -> list[str]:
+    """Remove every ``__pycache__`` folder of ``tree`` (links not followed); their paths.
+
+    The tree is the graded one, rebuilt from the patch, so any cache in it came from the agent.
+    (Pointing Python at a private cache prefix instead would also move the interpreter's own
+    bytecode there: every graded start would compile pytest and the standard library anew.)
+    """
+    dropped = []
+    for dirpath, dirnames, _ in os.walk(tree):
+        for name in [d for d in dirnames if d == "__pycache__"]:
+            path = Path(dirpath) / name
+            dirnames.remove(name)
+            if path.is_symlink():
+                path.unlink()
+            else:
+                shutil.rmtree(path, ignore_errors=True)
+            dropped.append(path.relative_to(tree).as_posix())
+    return sorted(dropped)

@@ -19,7 +19,12 @@ from pathlib import Path
 from localagentbench._io import atomic_write_text
 from localagentbench.grading._canary import CanaryJudge, plant, planting_units, proven_units
 from localagentbench.grading._commands import run_commands_reported
-from localagentbench.grading._expect import disable_agent_test_mains, go_test_names, held_out_ids
+from localagentbench.grading._expect import (
+    disable_agent_test_mains,
+    drop_bytecode_caches,
+    go_test_names,
+    held_out_ids,
+)
 from localagentbench.grading._inject import inject, restore_test_infra, test_infra_paths
 from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._reports import TestReport
@@ -108,6 +113,9 @@ def hardened_run(
     if task.heldout is not None and label == "heldout":
         injected = inject(task.resolve(task.heldout.path), tree)
         atomic_write_text(log_dir / "heldout-injected.txt", "\n".join(injected) + "\n")
+    dropped = drop_bytecode_caches(tree)
+    if dropped:
+        atomic_write_text(log_dir / f"{label}-pycache-dropped.txt", "\n".join(dropped) + "\n")
     judge = None
     if pristine is not None:
         disabled = disable_agent_test_mains(tree, pristine, injected)
