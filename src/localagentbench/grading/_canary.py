@@ -75,10 +75,6 @@ class Canaries:
     expected: frozenset[str] = frozenset()
     """Held-out test ids (from the pristine run) that every complete report must list."""
 
-    @property
-    def units(self) -> list[str]:
-        return sorted({s.unit for s in self.sentinels})
-
     def by_name(self) -> dict[str, Sentinel]:
         return {s.name: s for s in self.sentinels}
 
