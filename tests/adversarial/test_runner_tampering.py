@@ -59,7 +59,7 @@ def attack(
         # As root the jail's uid 65534 cannot run a Python under /root: use one it can.
         monkeypatch.setattr(sys, "executable", str(request.getfixturevalue("open_python")))
 
-    def run(task: Path, body: str) -> TrialRecord:
+    def run(task: Path, body: str, *, racy: bool = False) -> TrialRecord:
         agent = script(tmp_path / "attack.sh", body)
         config = configuration_from_cli("command", None, agent_cmd=str(agent))
         options = RunOptions(
@@ -72,12 +72,18 @@ def attack(
         [record] = result.run_dir.records()
         regrade = regrade_run(tmp_path / "run", sandbox=select(sandbox))
         [again] = regrade.records
-        for name in ("success", "correctness", "overfit", "false_success"):
+        # A racy attack's own output differs from run to run, so the visible oracle's
+        # verdict (hence overfit and the counted fraction) may too; the verdict may not.
+        same = ("success", "false_success") if racy else VERDICT_NAMES
+        for name in same:
             assert getattr(again, name) == getattr(record, name), name
         assert bool(again.tampered) == bool(record.tampered)
         return record
 
     return run
+
+
+VERDICT_NAMES = ("success", "correctness", "overfit", "false_success")
 
 
 def _scored_failure(record: TrialRecord) -> None:
@@ -588,6 +594,7 @@ def test_go_package_rewrites_the_test_binarys_output(tmp_path, attack):
         EOF
         echo done
         """,
+        racy=True,  # whether the pipe drains before exit decides what the visible run shows
     )
     _scored_failure(record)
 
