@@ -30,7 +30,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -39,6 +39,7 @@ __all__ = [
     "DEFAULT_OUTPUT_CAP",
     "TAG_VARIABLE",
     "Cancelled",
+    "Conversation",
     "ProcessResult",
     "Service",
     "run_process",
@@ -81,6 +82,9 @@ class ProcessResult:
     """Why the command could not start (missing binary, bad cwd), else None."""
     stopped: bool = False
     """Ended early because its ``stop`` event was set (TERM, grace, KILL); not a timeout."""
+    talked_out: bool = False
+    """Ended by the harness because its conversation with the child was over (``converse``):
+    stdin closed, then TERM and KILL after the grace; its exit code then says little."""
 
     @property
     def ok(self) -> bool:
@@ -111,14 +115,49 @@ def _become_subreaper() -> None:
         libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
+@dataclass(frozen=True)
+class Conversation:
+    """The child's end of a conversation over its stdio (``run_process(converse=...)``).
+
+    ``stdin`` writes to the child's standard input; ``stdout`` reads a copy of what it writes
+    to its standard output (the original is captured as usual, capped). Both are raw file
+    descriptors the conversation owns while it runs; run_process closes them afterwards.
+    """
+
+    stdin: int
+    stdout: int
+
+
+def _pump(source: IO[bytes], spool: IO[bytes], copy: int) -> None:
+    """Copy the child's stdout to the spool file and to the conversation's pipe until EOF.
+
+    A conversation that stopped reading (its end closed) only stops the copy, never the spool.
+    """
+    fd = source.fileno()
+    copying = True
+    try:
+        while block := os.read(fd, 65536):
+            spool.write(block)
+            if copying:
+                try:
+                    os.write(copy, block)
+                except OSError:
+                    copying = False
+    finally:
+        spool.flush()
+        with contextlib.suppress(OSError):
+            os.close(copy)
+
+
 def _wait(
     proc: subprocess.Popen[bytes],
     deadline: float | None,
     cancel: threading.Event | None,
     stop: threading.Event | None = None,
+    done: threading.Event | None = None,
 ) -> str:
-    """Wait for ``proc`` to exit, the deadline, ``cancel`` or ``stop``: "exited", "timeout",
-    "cancelled" or "stopped".
+    """Wait for ``proc`` to exit, the deadline, ``cancel``, ``stop`` or ``done`` (its
+    conversation is over): "exited", "timeout", "cancelled", "stopped" or "talked_out".
 
     A pidfd makes the wait wake the moment the child exits (Popen's own timed wait
     polls with growing sleeps, which adds tens of milliseconds to short commands);
@@ -134,6 +173,8 @@ def _wait(
                 return "cancelled"
             if stop is not None and stop.is_set():
                 return "stopped"
+            if done is not None and done.is_set():
+                return "talked_out"
             now = time.monotonic()
             if deadline is not None and now >= deadline:
                 return "timeout"
@@ -206,6 +247,7 @@ def run_process(
     stdin: bytes | None = None,
     cancel: threading.Event | None = None,
     stop: threading.Event | None = None,
+    converse: Callable[[Conversation], None] | None = None,
 ) -> ProcessResult:
     """Run ``argv`` to completion or timeout; never raises for the child's behaviour.
 
@@ -215,6 +257,12 @@ def run_process(
     timeout and raises :class:`Cancelled` after the tree is down. Setting ``stop``
     ends it the same way (TERM, ``grace_s``, KILL) but returns its result, marked
     ``stopped``: what it did so far is kept (the runner's early stop at a cap).
+
+    ``converse`` talks to the child over its stdio (a protocol such as ACP): it runs in a
+    thread with a :class:`Conversation` and must return once the child's stdout ends. When it
+    returns first, the child's stdin is closed, and after ``grace_s`` its group gets TERM
+    then KILL; the result is marked ``talked_out``. The conversation's errors are its own to
+    keep: one that raises is treated as over.
     """
     _become_subreaper()
     tag = secrets.token_hex(8)
@@ -231,8 +279,12 @@ def run_process(
                 argv,
                 cwd=cwd,
                 env=child_env,
-                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                stdout=out,
+                stdin=(
+                    subprocess.PIPE
+                    if stdin is not None or converse is not None
+                    else subprocess.DEVNULL
+                ),
+                stdout=subprocess.PIPE if converse is not None else out,
                 stderr=err,
                 start_new_session=True,
                 close_fds=True,
@@ -250,17 +302,22 @@ def run_process(
                 truncated=False,
                 start_error=f"{type(e).__name__}: {e}",
             )
-        timed_out = cancelled = stopped = False
+        timed_out = cancelled = stopped = talked_out = False
+        talk = _Talk.start(proc, out, converse) if converse is not None else None
         try:
-            if stdin is not None and proc.stdin is not None:
+            if stdin is not None and proc.stdin is not None and talk is None:
                 with contextlib.suppress(BrokenPipeError):
                     proc.stdin.write(stdin)
                 proc.stdin.close()
             deadline = None if timeout_s is None else start + timeout_s
-            ended = _wait(proc, deadline, cancel, stop)
+            ended = _wait(proc, deadline, cancel, stop, talk.done if talk else None)
             timed_out, cancelled = ended == "timeout", ended == "cancelled"
-            stopped = ended == "stopped"
-            if timed_out or cancelled or stopped:
+            stopped, talked_out = ended == "stopped", ended == "talked_out"
+            if talked_out and talk is not None:
+                talk.close_stdin()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=grace_s)
+            if timed_out or cancelled or stopped or (talked_out and proc.poll() is None):
                 _signal_group(proc.pid, signal.SIGTERM)
                 try:
                     proc.wait(timeout=0 if cancelled else grace_s)
@@ -272,10 +329,14 @@ def run_process(
             _signal_group(proc.pid, signal.SIGKILL)
             proc.wait()
             _sweep(tag)
+            if talk is not None:
+                talk.finish(grace_s)
             raise
         # The group may hold background children of a child that exited normally.
         _signal_group(proc.pid, signal.SIGKILL)
         escaped = _sweep(tag)
+        if talk is not None:
+            talk.finish(grace_s)
         if cancelled:
             raise Cancelled(f"cancelled: {argv[0]}")
         wall = time.monotonic() - start
@@ -293,7 +354,67 @@ def run_process(
         truncated=cut_out or cut_err,
         escaped_killed=escaped,
         stopped=stopped,
+        talked_out=talked_out,
     )
+
+
+class _Talk:
+    """The threads of a conversation: the stdout pump and the conversation itself."""
+
+    def __init__(
+        self, proc: subprocess.Popen[bytes], pump: threading.Thread, talker: threading.Thread
+    ) -> None:
+        self.proc = proc
+        self.pump = pump
+        self.talker = talker
+        self.done = threading.Event()
+
+    @classmethod
+    def start(
+        cls,
+        proc: subprocess.Popen[bytes],
+        spool: IO[bytes],
+        converse: Callable[[Conversation], None],
+    ) -> _Talk:
+        stdin, stdout = proc.stdin, proc.stdout
+        assert stdin is not None
+        assert stdout is not None
+        read_end, write_end = os.pipe()
+        pump = threading.Thread(
+            target=_pump, args=(stdout, spool, write_end), name="lab-pump", daemon=True
+        )
+        holder: list[_Talk] = []
+
+        def talk() -> None:
+            try:
+                converse(Conversation(stdin=stdin.fileno(), stdout=read_end))
+            except Exception:  # the conversation keeps its own errors; here it is just over
+                pass
+            finally:
+                holder[0].done.set()
+                with contextlib.suppress(OSError):
+                    os.close(read_end)
+
+        talker = threading.Thread(target=talk, name="lab-converse", daemon=True)
+        this = cls(proc, pump, talker)
+        holder.append(this)
+        pump.start()
+        talker.start()
+        return this
+
+    def close_stdin(self) -> None:
+        if self.proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+
+    def finish(self, grace_s: float) -> None:
+        """After the child is gone: let the pump drain and the conversation end."""
+        self.pump.join(timeout=grace_s)
+        self.talker.join(timeout=grace_s)
+        self.close_stdin()
+        if self.proc.stdout is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdout.close()
 
 
 class Service:

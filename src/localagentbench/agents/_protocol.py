@@ -78,6 +78,15 @@ class AgentOutcome:
     """Connections tried other than to the gateway (all failed); None if unknown."""
     stopped: bool = False
     """The harness ended the agent early (its ``stop`` event), not its timeout."""
+    protocol_error: str | None = None
+    """The agent broke the protocol it is driven over (ACP: a line that is not JSON-RPC, an
+    unknown method, no answer), naming the line: the trial is `agent_error` with this reason."""
+    ended_by_harness: bool = False
+    """The harness ended the agent once its work was over (an ACP agent after its prompt
+    turn): its exit code then says nothing about the trial."""
+    outside_access: tuple[str, ...] = ()
+    """Accesses outside the workspace the harness refused on the agent's behalf (ACP file
+    reads and writes, permission requests), one line each."""
 
     @classmethod
     def from_process(

@@ -28,6 +28,7 @@ AGENTS: Registry[Agent] = Registry(
     built_in={
         "mock": "localagentbench.agents._mock:make_mock",
         "command": "localagentbench.agents._command:make_command",
+        "acp": "localagentbench.agents._acp:make_acp",
         "opencode": "localagentbench.agents._opencode:make_opencode",
         "mini-swe-agent": "localagentbench.agents._mini_swe_agent:make_mini_swe_agent",
         "aider": "localagentbench.agents._aider:make_aider",
@@ -71,6 +72,7 @@ class AgentStatus:
 BUILT_IN = {
     "mock": "built in; no model",
     "command": "built in; your command line (LAB_BASE_URL: OpenAI chat)",
+    "acp": "built in; your ACP agent's command line, the harness its client (LAB_BASE_URL)",
 }
 
 

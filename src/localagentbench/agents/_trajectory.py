@@ -20,7 +20,28 @@ from pydantic import (
 
 from localagentbench._claims import claims_done
 
-__all__ = ["AgentTokens", "Step", "ToolCall", "Trajectory"]
+__all__ = ["AgentTokens", "FileDiff", "PlanItem", "Step", "ToolCall", "Trajectory"]
+
+
+def _drop_empty(data: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """``data`` without those of ``keys`` that are None or empty: optional detail only some
+    agents give (ACP's) stays out of the files of the others, which stay as they were."""
+    for key in keys:
+        if data.get(key) in (None, [], {}):
+            data.pop(key, None)
+    return data
+
+
+class FileDiff(BaseModel):
+    """A file edit a tool call reported (ACP's ``diff`` content)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    old_text: str | None = None
+    """The text before (capped); None for a new file."""
+    new_text: str
+    """The text after (capped)."""
 
 
 class ToolCall(BaseModel):
@@ -34,6 +55,38 @@ class ToolCall(BaseModel):
     """True: the tool reported success; False: it failed or was refused; None: not reported."""
     detail: str | None = None
     """A short view of the arguments or the failure (capped)."""
+    id: str | None = None
+    """The agent's id for the call (ACP ``toolCallId``), where it gives one."""
+    kind: str | None = None
+    """What sort of tool (ACP: read, edit, delete, move, search, execute, think, fetch...)."""
+    status: str | None = None
+    """The last status the agent reported (ACP: pending, in_progress, completed, failed)."""
+    arguments: Any = None
+    """The call's arguments as the agent reported them (ACP ``rawInput``)."""
+    output: str | None = None
+    """What the call returned, as text (capped)."""
+    diffs: list[FileDiff] = Field(default_factory=list)
+    """File edits the call reported."""
+    locations: list[str] = Field(default_factory=list)
+    """Files the call touched, as the agent reported them."""
+    permission: str | None = None
+    """How the harness answered the agent's permission request for it (allowed, denied)."""
+
+    @model_serializer(mode="wrap")
+    def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        keys = ("id", "kind", "status", "arguments", "output", "diffs", "locations", "permission")
+        return _drop_empty(handler(self), keys)
+
+
+class PlanItem(BaseModel):
+    """One entry of a plan the agent announced (ACP ``plan`` update)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: str
+    status: str | None = None
+    """pending, in_progress or completed."""
+    priority: str | None = None
 
 
 class Step(BaseModel):
@@ -44,6 +97,14 @@ class Step(BaseModel):
     text: str | None = None
     """The assistant's text in this turn (capped)."""
     tool_calls: list[ToolCall] = Field(default_factory=list)
+    thought: str | None = None
+    """The agent's reasoning it streamed in this turn (capped), where it shows it."""
+    plan: list[PlanItem] = Field(default_factory=list)
+    """The plan as the agent announced it at this point (each announcement is whole)."""
+
+    @model_serializer(mode="wrap")
+    def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _drop_empty(handler(self), ("thought", "plan"))
 
 
 class AgentTokens(BaseModel):
@@ -86,6 +147,14 @@ class Trajectory(BaseModel):
     """Tokens the agent itself reported; None when it reports none."""
     notes: list[str] = Field(default_factory=list)
     """What the adapter noticed (parse problems, refused edits, failed model calls)."""
+    session: dict[str, Any] | None = None
+    """The protocol session, for agents driven over one (ACP: the negotiated version, the
+    agent's name and capabilities, the stop reason, refused outside accesses); None for the
+    others (then left out of trajectory.json)."""
+
+    @model_serializer(mode="wrap")
+    def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _drop_empty(handler(self), ("session",))
 
     @computed_field  # type: ignore[prop-decorator]
     @property

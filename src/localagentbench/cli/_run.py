@@ -144,8 +144,8 @@ def run(
         typer.Option(
             "--agent-cmd",
             metavar="'CMD ARGS'",
-            help="command agent: 'CMD ARGS' ({prompt}, {workspace}, ...); ./PROGRAM is "
-            "relative to this folder.",
+            help="command and acp agents: 'CMD ARGS' ({prompt}, {workspace}, ...); "
+            "./PROGRAM is relative to this folder.",
         ),
     ] = None,
     config: Annotated[

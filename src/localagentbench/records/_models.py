@@ -129,6 +129,9 @@ class TrialRecord(BaseModel):
     """Processes the agent left running when it exited (all killed); None if unknown."""
     network_attempts: int | None = None
     """Connections the agent tried other than to the gateway (all failed); None if unknown."""
+    outside_access: list[str] = Field(default_factory=list)
+    """Accesses outside the workspace the harness refused on the agent's behalf (an ACP
+    agent's file reads and writes and permission requests), one ``method path`` line each."""
     agent_cost_usd: float | None = None
     """The API-equivalent cost the agent itself printed, in USD; None when it prints none.
     Shown beside the price table's cost, never added to it or used in its place."""

@@ -27,6 +27,9 @@ __all__ = [
 
 _ID = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
+COMMAND_AGENTS = ("command", "acp")
+"""Agents whose command line the user gives (``--agent-cmd``, matrix ``command:``)."""
+
 
 class Configuration(BaseModel):
     """One named configuration: an agent, a model and its settings, in a lane."""
@@ -43,7 +46,7 @@ class Configuration(BaseModel):
     settings: dict[str, Any] = Field(default_factory=dict)
     """Adapter settings (e.g. mock `behavior`; reasoning effort, output cap, extra flags)."""
     command: list[str] | None = None
-    """For `agent: command`: the argv template."""
+    """For `agent: command` and `agent: acp`: the argv template."""
     env: dict[str, str] | list[str] | None = None
     """For `agent: command`: variables to pass (names copied from the harness, or a mapping)."""
     readonly: list[str] | None = None
@@ -229,12 +232,12 @@ def configuration_from_cli(
         settings["behavior"] = mock_behavior or "noop"
     elif mock_behavior is not None:
         raise ConfigError("--mock-behavior goes with --agent mock")
-    if agent == "command":
+    if agent in COMMAND_AGENTS:
         if not agent_cmd:
-            raise ConfigError("--agent command needs --agent-cmd 'CMD ARGS'")
+            raise ConfigError(f"--agent {agent} needs --agent-cmd 'CMD ARGS'")
         command = shlex.split(agent_cmd)
     elif agent_cmd is not None:
-        raise ConfigError("--agent-cmd goes with --agent command")
+        raise ConfigError("--agent-cmd goes with --agent command or --agent acp")
     if config_id is None:
         config_id = _auto_id(agent, settings.get("behavior"), model, tool_call_repair)
     try:

@@ -150,7 +150,9 @@ def _status(
         return "cap_hit", f"loop detected: {watch.detail}"
     if outcome.timed_out:
         return "timeout", None
-    if outcome.exit_code != 0:
+    if outcome.protocol_error:
+        return "agent_error", outcome.protocol_error
+    if outcome.exit_code != 0 and not outcome.ended_by_harness:
         return "agent_error", f"agent exited {outcome.exit_code}"
     return "completed", None
 
@@ -333,6 +335,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         gateway=traffic,
         leftover_processes=outcome.leftover_processes if outcome else None,
         network_attempts=outcome.network_attempts if outcome else None,
+        outside_access=list(outcome.outside_access) if outcome else [],
         agent_cost_usd=_agent_cost(outcome.trajectory if outcome else None),
         tamper=tamper,
         tampered=verdict.tampered,

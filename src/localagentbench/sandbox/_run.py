@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from localagentbench._proc import DEFAULT_OUTPUT_CAP, ProcessResult, run_process
+from localagentbench._proc import DEFAULT_OUTPUT_CAP, Conversation, ProcessResult, run_process
 from localagentbench.sandbox._spec import Sandbox, SandboxSpec
 
 __all__ = ["JailedRun", "run_jailed"]
@@ -45,12 +45,14 @@ def run_jailed(
     stdin: bytes | None = None,
     cancel: threading.Event | None = None,
     stop: threading.Event | None = None,
+    converse: Callable[[Conversation], None] | None = None,
 ) -> JailedRun:
     """Run `argv` in `sandbox` as `spec` says; returns when every jailed process is gone.
 
     Raises `SandboxError` when the jail cannot be prepared (missing workspace...), and
     whatever `run_process` raises (``Cancelled`` when `cancel` is set). Setting `stop`
-    ends the jailed command early and keeps its result (`run_process`).
+    ends the jailed command early and keeps its result (`run_process`); `converse` talks to
+    the jailed command over its stdio (`run_process`).
     """
     with sandbox.wrap(argv, spec) as jailed:
         result = run_process(
@@ -63,6 +65,7 @@ def run_jailed(
             stdin=stdin,
             cancel=cancel,
             stop=stop,
+            converse=converse,
         )
     return JailedRun(
         result=result,

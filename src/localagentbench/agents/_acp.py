@@ -1,0 +1,157 @@
+"""The `acp` agent: any agent that speaks the Agent Client Protocol over its stdio.
+
+``--agent acp --agent-cmd 'CMD ARGS'`` (matrix: ``agent: acp``, ``command: [...]``). The
+command starts in the sandbox exactly like the `command` agent's (same environment, LAB_*
+variables included, same limits); the harness is its ACP client (`_acp_client.AcpSession`):
+initialize, session/new with the workspace as cwd and no MCP servers, one session/prompt
+with the task's prompt, session updates folded into the trajectory, session/cancel at the
+trial's timeout or a cap. The trial ends when the prompt turn ends: the agent's stdin is
+closed and its process group ended after a grace.
+"""
+
+from __future__ import annotations
+
+import time
+
+from pydantic import Field, ValidationError
+
+from localagentbench import __version__
+from localagentbench.agents._acp_client import AcpSession, PermissionPolicy
+from localagentbench.agents._acp_events import EventLog
+from localagentbench.agents._command import CommandAgent, CommandSettings, _expand, _program_paths
+from localagentbench.agents._protocol import (
+    AgentContext,
+    AgentOutcome,
+    cap_answer,
+    settings_problem,
+)
+from localagentbench.errors import ConfigError
+from localagentbench.sandbox import JailedRun, SandboxSpec, run_jailed
+
+__all__ = ["AcpAgent", "AcpSettings", "make_acp"]
+
+
+class AcpSettings(CommandSettings):
+    """Settings of the acp agent: the command agent's, plus how the client answers."""
+
+    permissions: PermissionPolicy = "workspace"
+    """Permission requests: ``workspace`` allows calls whose files are all inside the
+    workspace and denies the rest; ``allow`` or ``deny`` answer all alike."""
+    handshake_s: float = Field(default=60.0, gt=0)
+    """Seconds initialize and session/new may take before the agent is called unresponsive."""
+    cancel_grace_s: float = Field(default=10.0, gt=0)
+    """Seconds the agent has to end its turn after session/cancel (timeout or cap)."""
+
+
+class AcpAgent(CommandAgent):
+    name = "acp"
+    settings: AcpSettings
+
+    def __init__(self, settings: AcpSettings, name: str = "acp") -> None:
+        super().__init__(settings)
+        self.name = name
+
+    def session(self, ctx: AgentContext, deadline: float) -> AcpSession:
+        cap_mb = self.settings.max_file_mb
+        return AcpSession(
+            workspace=ctx.workspace,
+            prompt=ctx.prompt,
+            deadline=deadline,
+            stop=ctx.stop,
+            policy=self.settings.permissions,
+            handshake_s=self.settings.handshake_s,
+            cancel_grace_s=self.settings.cancel_grace_s,
+            max_file_bytes=cap_mb * 1024 * 1024 if cap_mb else None,
+            version=__version__,
+            events=EventLog(self.name),
+        )
+
+    def run(self, ctx: AgentContext) -> AgentOutcome:
+        prompt_file = ctx.home / "lab-prompt.txt"
+        answer_file = ctx.home / "lab-answer.txt"
+        prompt_file.write_text(ctx.prompt, encoding="utf-8")
+        env = self.environment(ctx, prompt_file, answer_file)
+        values = {
+            "prompt": ctx.prompt,
+            "prompt_file": str(prompt_file),
+            "workspace": str(ctx.workspace),
+            "model": ctx.model or "",
+            "base_url": ctx.base_url or "",
+            "trial_id": ctx.trial_id,
+            "answer_file": str(answer_file),
+        }
+        argv = [_expand(arg, values) for arg in self.settings.command]
+        spec = SandboxSpec(
+            workspace=ctx.workspace,
+            home=ctx.home,
+            readonly=[*_program_paths(argv), *(p.resolve() for p in self.settings.readonly)],
+            hide=list(ctx.hide),
+            env=env,
+            network="gateway" if ctx.gateway_port else "none",
+            gateway_port=ctx.gateway_port,
+            gateway_route=ctx.route.path or None if ctx.route else None,
+            memory_mb=self.settings.memory_mb,
+            max_processes=self.settings.max_processes,
+            max_file_mb=self.settings.max_file_mb,
+        )
+        session = self.session(ctx, time.monotonic() + ctx.timeout_s)
+        # The process outlives the turn's deadline by the cancel grace (and a margin for the
+        # jail's teardown), so the agent can answer session/cancel before it is killed.
+        run = run_jailed(
+            ctx.sandbox,
+            argv,
+            spec,
+            timeout_s=ctx.timeout_s + self.settings.cancel_grace_s + 5,
+            cancel=ctx.cancel,
+            converse=session,
+        )
+        return outcome(run, session)
+
+
+def outcome(run: JailedRun, session: AcpSession) -> AgentOutcome:
+    """The trial's outcome from the jailed run and what the session saw."""
+    result = run.result
+    trajectory = session.events.trajectory
+    answer = cap_answer(session.events.final_text())
+    trajectory.finish(answer, finished=session.stop_reason == "end_turn")
+    trajectory.session = session.session_record()
+    error = session.error
+    jail_failure = run.jail_failure
+    if error is None and session.stop_reason is None and not session.cancelled:
+        if result.timed_out:
+            error = None
+        elif not jail_failure and not result.start_error:
+            error = f"the agent ended without ending its prompt turn (exit {result.exit_code})"
+    if error:
+        error = f"ACP: {error}"
+        trajectory.notes.append(error)
+    return AgentOutcome(
+        exit_code=result.exit_code,
+        timed_out=result.timed_out or session.cancelled == "timeout",
+        wall_s=result.wall_s,
+        stdout=result.stdout,
+        stderr=result.stderr,
+        stdout_bytes=result.stdout_bytes,
+        stderr_bytes=result.stderr_bytes,
+        truncated=result.truncated,
+        final_answer=answer,
+        trajectory=trajectory.model_dump(mode="json"),
+        start_error=jail_failure or result.start_error,
+        isolation=run.isolation,
+        leftover_processes=run.leftover_processes,
+        network_attempts=run.network_attempts,
+        stopped=session.cancelled == "cap",
+        protocol_error=error,
+        ended_by_harness=session.stop_reason is not None or session.cancelled is not None,
+        outside_access=tuple(session.outside),
+    )
+
+
+def make_acp(settings: dict[str, object]) -> AcpAgent:
+    try:
+        return AcpAgent(AcpSettings.model_validate(settings))
+    except ValidationError as e:
+        raise ConfigError(
+            f"acp agent: {settings_problem(e)}; "
+            "give --agent-cmd 'CMD ARGS' or `command: [argv...]` in the matrix"
+        ) from e
