@@ -269,3 +269,82 @@ def test_acp_configuration_takes_the_command_like_the_command_agent(tmp_path: Pa
     [loaded] = load_matrix(matrix).configurations
     assert loaded.agent_settings()["permissions"] == "deny"
     assert loaded.agent_settings()["command"] == ["python3", str(tmp_path / "agent.py")]
+
+
+HANGS_IN_TURN = (
+    COMMON
+    + """
+import time
+while True:  # ignores session/cancel and stdin's end alike
+    time.sleep(1)
+"""
+)
+
+ANSWERS_CANCEL = (
+    COMMON
+    + """
+cancel = receive()
+assert cancel["method"] == "session/cancel", cancel
+send({"jsonrpc": "2.0", "id": prompt["id"], "result": {"stopReason": "cancelled"}})
+sys.stdin.readline()
+"""
+)
+
+CRASHES = (
+    COMMON
+    + """
+sys.stderr.write("Traceback: the agent fell over\\n")
+sys.exit(3)
+"""
+)
+
+
+def _matrix_run(
+    cli, make_task, tmp_path: Path, source: str, settings: str = "{}"
+) -> tuple[dict[str, Any], Path]:
+    """The tiny calc task with a 3 s timeout, ``source`` as the agent, through a matrix."""
+    make_task(timeout_s=3)
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "agent.py").write_text(textwrap.dedent(source))
+    matrix = tmp_path / "matrix.yaml"
+    matrix.write_text(
+        "configurations:\n"
+        "  - id: tiny\n"
+        "    agent: acp\n"
+        "    command: [python3, -u, mine/agent.py]\n"
+        f"    settings: {settings}\n"
+    )
+    out = tmp_path / "run"
+    suite = str(tmp_path / "suite")
+    code, _, err = cli("run", "--tasks", suite, "--config", str(matrix), "--out", str(out))
+    assert code in (0, 1), err
+    [record_path] = sorted((out / "trials").glob("*/record.json"))
+    return json.loads(record_path.read_text()), record_path.parent
+
+
+def test_acp_agent_hung_in_its_turn_is_cancelled_then_killed_at_the_timeout(
+    cli, make_task, tmp_path: Path
+) -> None:
+    record, folder = _matrix_run(cli, make_task, tmp_path, HANGS_IN_TURN, "{cancel_grace_s: 1}")
+    assert record["status"] == "timeout"
+    assert record["leftover_processes"] in (None, 0)
+    session = json.loads((folder / "trajectory.json").read_text())["session"]
+    assert session["cancelled"] == "timeout"
+    assert session["stop_reason"] is None
+
+
+def test_acp_agent_answering_cancel_records_its_stop_reason(cli, make_task, tmp_path: Path) -> None:
+    record, folder = _matrix_run(cli, make_task, tmp_path, ANSWERS_CANCEL)
+    assert record["status"] == "timeout"
+    session = json.loads((folder / "trajectory.json").read_text())["session"]
+    assert (session["cancelled"], session["stop_reason"]) == ("timeout", "cancelled")
+
+
+def test_acp_agent_that_dies_mid_turn_is_an_agent_error_with_its_stderr(
+    cli, make_task, tmp_path: Path
+) -> None:
+    record, folder = _matrix_run(cli, make_task, tmp_path, CRASHES)
+    assert record["status"] == "agent_error"
+    assert "left before ending its turn" in record["error"]
+    assert "(the agent exited 3)" in record["error"]
+    assert "the agent fell over" in (folder / "agent.stderr").read_text()

@@ -123,7 +123,8 @@ def outcome(run: JailedRun, session: AcpSession) -> AgentOutcome:
         elif not jail_failure and not result.start_error:
             error = f"the agent ended without ending its prompt turn (exit {result.exit_code})"
     if error:
-        error = f"ACP: {error}"
+        died = result.exit_code not in (0, None) and not result.talked_out
+        error = f"ACP: {error}" + (f" (the agent exited {result.exit_code})" if died else "")
         trajectory.notes.append(error)
     return AgentOutcome(
         exit_code=result.exit_code,

@@ -20,6 +20,7 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -118,7 +119,7 @@ class AcpSession:
         }
 
     async def _main(self, pipes: Conversation) -> None:
-        lines = await _Lines.open(pipes)
+        lines = await _Lines.open(pipes, self.events.update)
         # _Client serves only the methods the harness offers (the rest are refused)
         conn = connect_to_agent(_Client(self), lines)  # type: ignore[arg-type]
         try:
@@ -270,6 +271,12 @@ class AcpSession:
         return "".join(rows[start : start + limit if limit is not None else None])
 
     def write(self, path: str, content: str) -> None:
+        try:
+            self._write(path, content)
+        except OSError as e:
+            raise RequestError(-32603, f"cannot write {path}: {e.strerror}") from e
+
+    def _write(self, path: str, content: str) -> None:
         target = self.inside(path)
         if target is None:
             raise self.refuse("fs/write_text_file", path)
@@ -328,14 +335,12 @@ class AcpSession:
 
 
 class _Client:
-    """The `acp.Client` the connection calls: the four methods the harness serves."""
+    """The `acp.Client` the connection calls: the requests the harness serves (session
+    updates never reach it: `_Lines` folds them into the trajectory as they come, whatever
+    their kind, so an update kind newer than the package is kept rather than refused)."""
 
     def __init__(self, session: AcpSession) -> None:
         self.session = session
-
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        data = update.model_dump(mode="json", by_alias=True, exclude_none=True)
-        self.session.events.update(data)
 
     async def request_permission(
         self,
@@ -368,9 +373,15 @@ class _Lines:
     JSON-RPC object, a method the client does not have, or an answer to no request sets
     ``problem`` (naming the line) and ends the stream."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.WriteTransport) -> None:
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.WriteTransport,
+        on_update: Callable[[dict[str, Any]], None],
+    ) -> None:
         self.reader = reader
         self.writer = writer
+        self.on_update = on_update
         self.problem: str | None = None
         self.broken = asyncio.Event()
         self.number = 0
@@ -380,7 +391,7 @@ class _Lines:
         """Method -> the line number and text of the agent's answer to it."""
 
     @classmethod
-    async def open(cls, pipes: Conversation) -> _Lines:
+    async def open(cls, pipes: Conversation, on_update: Callable[[dict[str, Any]], None]) -> _Lines:
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=LINE_LIMIT)
         await loop.connect_read_pipe(
@@ -389,7 +400,7 @@ class _Lines:
         writer, _ = await loop.connect_write_pipe(
             asyncio.Protocol, os.fdopen(os.dup(pipes.stdin), "wb")
         )
-        return cls(reader, writer)
+        return cls(reader, writer, on_update)
 
     def answer_line(self, method: str) -> str:
         number, text = self.answers.get(method, (self.number, ""))
@@ -426,7 +437,18 @@ class _Lines:
             if problem is not None:
                 self.fail(f"line {self.number}: {problem}: {_quote(text)}")
                 return None
-            return json.loads(text)  # type: ignore[no-any-return]
+            message: dict[str, Any] = json.loads(text)
+            if message.get("method") == "session/update" and "id" not in message:
+                params = message.get("params")
+                update = params.get("update") if isinstance(params, dict) else None
+                if not isinstance(update, dict):
+                    self.fail(
+                        f"line {self.number}: session/update without an update: {_quote(text)}"
+                    )
+                    return None
+                self.on_update(update)
+                continue
+            return message
 
     def _check(self, text: str) -> str | None:
         try:
