@@ -10,12 +10,17 @@ method, silence) and must be refused, flagged or ended as the agent's error, nev
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from localagentbench._proc import run_process
+from localagentbench.agents._acp_client import AcpSession, PermissionPolicy
 from localagentbench.runner import configuration_from_cli, load_matrix
 
 TASK = "py-calib-titlecase"
@@ -348,3 +353,52 @@ def test_acp_agent_that_dies_mid_turn_is_an_agent_error_with_its_stderr(
     assert "left before ending its turn" in record["error"]
     assert "(the agent exited 3)" in record["error"]
     assert "the agent fell over" in (folder / "agent.stderr").read_text()
+
+
+ASKS_BEYOND = (
+    COMMON
+    + """
+def ask_permission(path):
+    return ask("session/request_permission", {"sessionId": "s1",
+        "toolCall": {"toolCallId": "t-" + path, "locations": [{"path": path}]},
+        "options": [{"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+                    {"optionId": "no", "name": "Reject", "kind": "reject_once"}]})
+
+answers = {
+    "terminal": ask("terminal/create", {"sessionId": "s1", "command": "ls"}),
+    "inside": ask_permission(cwd + "/calc.py"),
+    "outside": ask_permission("/etc/passwd"),
+}
+sys.stderr.write(json.dumps(answers) + "\\n")
+send({"jsonrpc": "2.0", "id": prompt["id"], "result": {"stopReason": "end_turn"}})
+"""
+)
+
+
+@pytest.mark.parametrize(
+    ("policy", "inside", "outside"),
+    [("workspace", "yes", "no"), ("allow", "yes", "yes"), ("deny", "no", "no")],
+)
+def test_acp_permissions_follow_the_policy_and_unoffered_methods_are_refused(
+    tmp_path: Path, policy: PermissionPolicy, inside: str, outside: str
+) -> None:
+    """The client alone, over a plain subprocess: no sandbox, no runner."""
+    script = tmp_path / "agent.py"
+    script.write_text(textwrap.dedent(ASKS_BEYOND))
+    session = AcpSession(
+        workspace=tmp_path,
+        prompt="p",
+        deadline=time.monotonic() + 30,
+        stop=threading.Event(),
+        policy=policy,
+    )
+    result = run_process([sys.executable, str(script)], timeout_s=60, converse=session)
+    answers = json.loads(result.stderr.strip().splitlines()[-1])
+    assert answers["terminal"]["error"]["code"] == -32601
+    assert answers["inside"]["result"]["outcome"]["optionId"] == inside
+    assert answers["outside"]["result"]["outcome"]["optionId"] == outside
+    assert session.error is None
+    assert session.stop_reason == "end_turn"
+    flagged = [] if policy == "allow" else ["session/request_permission /etc/passwd"]
+    assert session.outside == flagged
+    assert any("terminal/create" in note for note in session.events.trajectory.notes)

@@ -34,6 +34,9 @@ INSTALLS = {
     "gemini": "npm i -g @google/gemini-cli",
     "pi": "npm i -g @mariozechner/pi-coding-agent",
     "omp": "npm i -g @oh-my-pi/pi-coding-agent bun",
+    "claude-agent-acp": "npm i -g @zed-industries/claude-agent-acp@0.23.1",
+    "codex-acp": "npm i -g @zed-industries/codex-acp@0.16.0",
+    "gemini-acp": "npm i -g @google/gemini-cli@0.61.0",
 }
 
 

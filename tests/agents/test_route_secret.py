@@ -16,7 +16,8 @@ from localagentbench.gateway import Gateway
 
 from ._e2e import trial_context
 
-CLI_AGENTS = [name for name in AGENTS.names() if name not in {"mock", "command"}]
+CLI_AGENTS = [name for name in AGENTS.names() if name not in {"mock", "command", "acp"}]
+"""Every adapter that builds its own command line (command and acp run the user's)."""
 
 
 @pytest.mark.parametrize("name", CLI_AGENTS)

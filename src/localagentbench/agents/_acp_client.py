@@ -89,6 +89,9 @@ class AcpSession:
     """Largest file the agent may write through the client."""
     version: str = "0"
     """The harness's version, sent as clientInfo."""
+    auth_method: str | None = None
+    """The authentication method to select before session/new when the agent offers it
+    (key auth: the key is the gateway's unused one)."""
     events: EventLog = field(default_factory=lambda: EventLog("acp"))
     error: str | None = None
     stop_reason: str | None = None
@@ -127,6 +130,10 @@ class AcpSession:
         except ProtocolError as e:
             self.error = str(e)
         finally:
+            if lines.unserved:
+                self.events.trajectory.notes.append(
+                    "methods the client does not offer, refused: " + ", ".join(lines.unserved[:20])
+                )
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(conn.close(), 2)
 
@@ -184,6 +191,15 @@ class AcpSession:
                 f"{lines.answer_line('initialize')}: the agent speaks ACP version "
                 f"{init.protocol_version}; the harness speaks {PROTOCOL_VERSION}"
             )
+        offered = {m.id for m in init.auth_methods or [] if getattr(m, "id", None)}
+        if self.auth_method is not None and self.auth_method in offered:
+            await self._request(
+                lines,
+                conn.authenticate(method_id=self.auth_method),
+                "authenticate",
+                self.handshake_s,
+            )
+            self.info["auth_method"] = self.auth_method
         session = await self._request(
             lines,
             conn.new_session(cwd=str(self.workspace), mcp_servers=[]),
@@ -389,6 +405,8 @@ class _Lines:
         """Our request ids and their methods."""
         self.answers: dict[str, tuple[int, str]] = {}
         """Method -> the line number and text of the agent's answer to it."""
+        self.unserved: list[str] = []
+        """Methods the agent called that the client does not offer (answered with an error)."""
 
     @classmethod
     async def open(cls, pipes: Conversation, on_update: Callable[[dict[str, Any]], None]) -> _Lines:
@@ -447,6 +465,15 @@ class _Lines:
                     )
                     return None
                 self.on_update(update)
+                continue
+            method = message.get("method")
+            if method is not None and method not in SERVED:
+                # Offered by no capability of ours (terminals, MCP, elicitation, extensions):
+                # refused here, so no handler the package lacks can answer it with a null.
+                if "id" in message:
+                    error = {"code": -32601, "message": f"{method} is not offered by this client"}
+                    await self.send({"jsonrpc": "2.0", "id": message["id"], "error": error})
+                self.unserved.append(str(method))
                 continue
             return message
 
