@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from localagentbench._proc import TAG_VARIABLE, Cancelled, run_process
+from localagentbench._proc import TAG_VARIABLE, Cancelled, Conversation, run_process
 
 
 def _alive(pid: int) -> bool:
@@ -135,3 +135,57 @@ def test_stop_ends_the_tree_term_grace_kill_and_keeps_the_result():
     assert not result.timed_out
     assert result.exit_code == -9  # TERM ignored: KILL after the grace
     assert result.stdout == "working\n"
+
+
+ECHO = "import sys\nfor line in sys.stdin:\n    print(line.upper(), end='', flush=True)\n"
+
+
+def _reader(fd: int) -> tuple[list[bytes], threading.Event]:
+    """Lines read from ``fd`` until EOF, and an event set at EOF."""
+    lines: list[bytes] = []
+    ended = threading.Event()
+
+    def read() -> None:
+        with os.fdopen(os.dup(fd), "rb") as f:
+            lines.extend(f)
+        ended.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines, ended
+
+
+def test_a_conversation_talks_over_stdio_and_ends_the_child_when_it_is_over() -> None:
+    """The child answers each line and never exits by itself: once the conversation returns,
+    its stdin is closed and, as it stays, its group is ended after the grace; what it printed
+    is captured as well."""
+    heard: list[bytes] = []
+
+    def converse(pipes: Conversation) -> None:
+        with os.fdopen(os.dup(pipes.stdout), "rb") as out:
+            for word in (b"hello\n", b"again\n"):
+                os.write(pipes.stdin, word)
+                heard.append(out.readline())
+
+    script = ECHO + "import time\ntime.sleep(60)\n"
+    result = run_process([sys.executable, "-c", script], timeout_s=30, converse=converse)
+    assert heard == [b"HELLO\n", b"AGAIN\n"]
+    assert result.talked_out
+    assert not result.timed_out
+    assert result.stdout == "HELLO\nAGAIN\n"
+    assert result.wall_s < 25  # ended by the harness (grace then TERM), not the timeout
+
+
+def test_a_conversation_sees_the_end_of_a_child_that_exits_first() -> None:
+    ended = threading.Event()
+
+    def converse(pipes: Conversation) -> None:
+        lines, eof = _reader(pipes.stdout)
+        eof.wait(10)
+        if eof.is_set() and lines == [b"bye\n"]:
+            ended.set()
+
+    result = run_process([sys.executable, "-c", "print('bye')"], timeout_s=30, converse=converse)
+    assert ended.is_set()
+    assert result.exit_code == 0
+    assert not result.talked_out
+    assert result.stdout == "bye\n"
