@@ -44,6 +44,12 @@ KINDS = {
 """The tool-call kinds each agent reports for the read and the write: Claude and Gemini
 write with an edit tool (a diff in the trajectory); Codex writes through its shell."""
 
+ASKS_PERMISSION = {"claude-agent-acp", "gemini-acp"}
+"""Agents that ask the client before writing (Codex runs with approvals off)."""
+THROUGH_CLIENT = {"gemini-acp"}
+"""Agents that read and write files through the client's fs methods (the others do it
+themselves, inside the sandbox)."""
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(KINDS))
@@ -63,6 +69,9 @@ def test_acp_preset_fixes_add_through_the_client(name: str, make_task, tmp_path:
     calls = [c for s in trajectory["steps"] for c in s["tool_calls"]]
     assert [c["kind"] for c in calls] == KINDS[name], calls
     assert all(c["status"] == "completed" and c["ok"] for c in calls), calls
+    assert calls[-1].get("permission") == ("allowed" if name in ASKS_PERMISSION else None)
+    methods = (trial.folder / "agent.stdout").read_text()
+    assert ('"method":"fs/write_text_file"' in methods) == (name in THROUGH_CLIENT)
     if KINDS[name][-1] == "edit":
         [diff] = calls[-1]["diffs"]
         assert diff["path"].endswith("calc.py")

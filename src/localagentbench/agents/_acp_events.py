@@ -35,6 +35,8 @@ class EventLog:
     def __init__(self, agent: str) -> None:
         self.trajectory = Trajectory(agent=agent)
         self._calls: dict[str, ToolCall] = {}
+        self._answered: dict[str, str] = {}
+        """Permissions answered for calls not announced yet (an agent may ask first)."""
         self._text: list[str] = []
         self._thought: list[str] = []
         self.updates = 0
@@ -83,6 +85,9 @@ class EventLog:
         self._flush()
         call = ToolCall(name=str(update.get("title") or update.get("kind") or "tool"), id=call_id)
         self._apply(call, update)
+        if call_id in self._answered:
+            call.permission = self._answered.pop(call_id)
+            call.ok = False if call.permission == "denied" else call.ok
         step.tool_calls.append(call)
         if call_id:
             self._calls[call_id] = call
@@ -143,12 +148,16 @@ class EventLog:
         if call is not None:
             call.ok = False
             call.permission = "denied"
+        elif call_id:
+            self._answered[call_id] = "denied"
         self.trajectory.notes.append(reason)
 
     def allowed(self, call_id: str | None) -> None:
         call = self._calls.get(call_id or "")
         if call is not None:
             call.permission = "allowed"
+        elif call_id:
+            self._answered[call_id] = "allowed"
 
     def final_text(self) -> str | None:
         """The agent's last message: the text of the last step that has any."""
