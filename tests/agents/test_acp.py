@@ -402,3 +402,15 @@ def test_acp_permissions_follow_the_policy_and_unoffered_methods_are_refused(
     flagged = [] if policy == "allow" else ["session/request_permission /etc/passwd"]
     assert session.outside == flagged
     assert any("terminal/create" in note for note in session.events.trajectory.notes)
+
+
+def test_acp_cap_stop_cancels_the_turn(tmp_path: Path) -> None:
+    """The runner's stop event (a cap) sends session/cancel; the agent's answer ends it."""
+    script = tmp_path / "agent.py"
+    script.write_text(textwrap.dedent(ANSWERS_CANCEL))
+    stop = threading.Event()
+    session = AcpSession(workspace=tmp_path, prompt="p", deadline=time.monotonic() + 60, stop=stop)
+    threading.Timer(0.5, stop.set).start()
+    result = run_process([sys.executable, str(script)], timeout_s=60, converse=session)
+    assert (session.cancelled, session.stop_reason, session.error) == ("cap", "cancelled", None)
+    assert result.wall_s < 30

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from localagentbench.agents import make_agent
+from localagentbench.records import trial_audit
 
 from ._e2e import DONE, FIXED, read_step, require, run_agent, write_step
 
@@ -44,6 +45,13 @@ KINDS = {
 """The tool-call kinds each agent reports for the read and the write: Claude and Gemini
 write with an edit tool (a diff in the trajectory); Codex writes through its shell."""
 
+AUDIT = {
+    "claude-agent-acp": {"read": 1, "edit": 1},
+    "codex-acp": {"shell": 2},
+    "gemini-acp": {"read": 1, "edit": 1},
+}
+"""The gateway's tool-use audit of the same trial, classed with the headless adapter's table."""
+
 ASKS_PERMISSION = {"claude-agent-acp", "gemini-acp"}
 """Agents that ask the client before writing (Codex runs with approvals off)."""
 THROUGH_CLIENT = {"gemini-acp"}
@@ -69,6 +77,9 @@ def test_acp_preset_fixes_add_through_the_client(name: str, make_task, tmp_path:
     calls = [c for s in trajectory["steps"] for c in s["tool_calls"]]
     assert [c["kind"] for c in calls] == KINDS[name], calls
     assert all(c["status"] == "completed" and c["ok"] for c in calls), calls
+    audit = trial_audit(record)
+    assert audit.calls_by_class() == AUDIT[name]
+    assert all(t.known for t in audit.tools if t.calls)
     assert calls[-1].get("permission") == ("allowed" if name in ASKS_PERMISSION else None)
     methods = (trial.folder / "agent.stdout").read_text()
     assert ('"method":"fs/write_text_file"' in methods) == (name in THROUGH_CLIENT)

@@ -163,9 +163,18 @@ COMMON_TOOLS: Mapping[str, ToolClass] = {
 (the `command` agent, a plug-in)."""
 
 
+SAME_TOOLS: Mapping[str, str] = {
+    "claude-agent-acp": "claude-code",
+    "codex-acp": "codex",
+    "gemini-acp": "gemini",
+}
+"""Adapters that declare another adapter's tools (the ACP presets run the same agents)."""
+
+
 def tool_class(agent: str, name: str) -> tuple[ToolClass, bool]:
     """(class, known) of a tool name as `agent` declares it; unknown names are ``other``."""
-    known = TOOL_CLASSES.get(agent, {}).get(name) or COMMON_TOOLS.get(name)
+    table = TOOL_CLASSES.get(agent) or TOOL_CLASSES.get(SAME_TOOLS.get(agent, ""), {})
+    known = table.get(name) or COMMON_TOOLS.get(name)
     if known is not None:
         return known, True
     if name.startswith(("mcp__", "mcp_")):
