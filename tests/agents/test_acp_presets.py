@@ -12,6 +12,7 @@ import yaml
 
 from localagentbench.agents import make_agent
 from localagentbench.records import trial_audit
+from localagentbench.records._audit import WEB_CLASSES
 
 from ._e2e import DONE, FIXED, read_step, require, run_agent, write_step
 
@@ -80,6 +81,7 @@ def test_acp_preset_fixes_add_through_the_client(name: str, make_task, tmp_path:
     audit = trial_audit(record)
     assert audit.calls_by_class() == AUDIT[name]
     assert all(t.known for t in audit.tools if t.calls)
+    assert not [t.name for t in audit.tools if t.tool_class in WEB_CLASSES], audit.tools
     assert calls[-1].get("permission") == ("allowed" if name in ASKS_PERMISSION else None)
     methods = (trial.folder / "agent.stdout").read_text()
     assert ('"method":"fs/write_text_file"' in methods) == (name in THROUGH_CLIENT)

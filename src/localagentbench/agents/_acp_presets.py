@@ -28,8 +28,16 @@ from localagentbench._proc import ProcessResult
 from localagentbench.agents._acp import outcome
 from localagentbench.agents._acp_client import AcpSession, PermissionPolicy
 from localagentbench.agents._acp_events import EventLog
+from localagentbench.agents._claude_code import WEB_TOOLS as CLAUDE_WEB_TOOLS
 from localagentbench.agents._claude_code import ClaudeCodeAgent
-from localagentbench.agents._cli import CliAgent, CliInfo, CliSettings, Invocation, install_paths
+from localagentbench.agents._cli import (
+    CliAgent,
+    CliInfo,
+    CliSettings,
+    Invocation,
+    install_paths,
+    write_json,
+)
 from localagentbench.agents._codex import CodexAgent
 from localagentbench.agents._gemini import GeminiAgent
 from localagentbench.agents._protocol import AgentContext, AgentOutcome, settings_problem
@@ -145,6 +153,10 @@ class AcpCliAgent(CliAgent):
         argv = [str(binary), *self.preset.args]
         if self.preset.base is GeminiAgent:
             argv += ["-m", self.model_name]
+        if self.preset.base is ClaudeCodeAgent and not self.settings.web_tools:
+            # No --disallowedTools in ACP mode: a deny rule in its user settings instead.
+            deny = {"permissions": {"deny": list(CLAUDE_WEB_TOOLS)}}
+            write_json(Path(inner.env["CLAUDE_CONFIG_DIR"]) / "settings.json", deny)
         return Invocation(argv=argv, env=inner.env, readonly=inner.readonly)
 
     def parse(self, ctx: AgentContext, result: ProcessResult) -> Trajectory:
