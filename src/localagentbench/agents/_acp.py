@@ -12,13 +12,14 @@ closed and its process group ended after a grace.
 from __future__ import annotations
 
 import time
+from typing import Protocol
 
 from pydantic import Field, ValidationError
 
 from localagentbench import __version__
 from localagentbench.agents._acp_client import AcpSession, PermissionPolicy
 from localagentbench.agents._acp_events import EventLog
-from localagentbench.agents._command import CommandAgent, CommandSettings, _expand, _program_paths
+from localagentbench.agents._command import CommandAgent, CommandSettings
 from localagentbench.agents._protocol import (
     AgentContext,
     AgentOutcome,
@@ -26,9 +27,9 @@ from localagentbench.agents._protocol import (
     settings_problem,
 )
 from localagentbench.errors import ConfigError
-from localagentbench.sandbox import JailedRun, SandboxSpec, run_jailed
+from localagentbench.sandbox import JailedRun, run_jailed
 
-__all__ = ["AcpAgent", "AcpSettings", "make_acp"]
+__all__ = ["AcpAgent", "AcpSettings", "make_acp", "new_session", "outcome"]
 
 
 class AcpSettings(CommandSettings):
@@ -47,54 +48,9 @@ class AcpAgent(CommandAgent):
     name = "acp"
     settings: AcpSettings
 
-    def __init__(self, settings: AcpSettings, name: str = "acp") -> None:
-        super().__init__(settings)
-        self.name = name
-
-    def session(self, ctx: AgentContext, deadline: float) -> AcpSession:
-        cap_mb = self.settings.max_file_mb
-        return AcpSession(
-            workspace=ctx.workspace,
-            prompt=ctx.prompt,
-            deadline=deadline,
-            stop=ctx.stop,
-            policy=self.settings.permissions,
-            handshake_s=self.settings.handshake_s,
-            cancel_grace_s=self.settings.cancel_grace_s,
-            max_file_bytes=cap_mb * 1024 * 1024 if cap_mb else None,
-            version=__version__,
-            events=EventLog(self.name),
-        )
-
     def run(self, ctx: AgentContext) -> AgentOutcome:
-        prompt_file = ctx.home / "lab-prompt.txt"
-        answer_file = ctx.home / "lab-answer.txt"
-        prompt_file.write_text(ctx.prompt, encoding="utf-8")
-        env = self.environment(ctx, prompt_file, answer_file)
-        values = {
-            "prompt": ctx.prompt,
-            "prompt_file": str(prompt_file),
-            "workspace": str(ctx.workspace),
-            "model": ctx.model or "",
-            "base_url": ctx.base_url or "",
-            "trial_id": ctx.trial_id,
-            "answer_file": str(answer_file),
-        }
-        argv = [_expand(arg, values) for arg in self.settings.command]
-        spec = SandboxSpec(
-            workspace=ctx.workspace,
-            home=ctx.home,
-            readonly=[*_program_paths(argv), *(p.resolve() for p in self.settings.readonly)],
-            hide=list(ctx.hide),
-            env=env,
-            network="gateway" if ctx.gateway_port else "none",
-            gateway_port=ctx.gateway_port,
-            gateway_route=ctx.route.path or None if ctx.route else None,
-            memory_mb=self.settings.memory_mb,
-            max_processes=self.settings.max_processes,
-            max_file_mb=self.settings.max_file_mb,
-        )
-        session = self.session(ctx, time.monotonic() + ctx.timeout_s)
+        argv, spec, _ = self.prepare(ctx)
+        session = new_session(ctx, self.name, self.settings)
         # The process outlives the turn's deadline by the cancel grace (and a margin for the
         # jail's teardown), so the agent can answer session/cancel before it is killed.
         run = run_jailed(
@@ -106,6 +62,35 @@ class AcpAgent(CommandAgent):
             converse=session,
         )
         return outcome(run, session)
+
+
+class ClientSettings(Protocol):
+    """What an ACP session takes from an adapter's settings."""
+
+    permissions: PermissionPolicy
+    handshake_s: float
+    cancel_grace_s: float
+    max_file_mb: int | None
+
+
+def new_session(
+    ctx: AgentContext, agent: str, settings: ClientSettings, auth_method: str | None = None
+) -> AcpSession:
+    """The trial's ACP session: its turn cancelled at the trial's timeout or ``ctx.stop``."""
+    cap_mb = settings.max_file_mb
+    return AcpSession(
+        workspace=ctx.workspace,
+        prompt=ctx.prompt,
+        deadline=time.monotonic() + ctx.timeout_s,
+        stop=ctx.stop,
+        policy=settings.permissions,
+        handshake_s=settings.handshake_s,
+        cancel_grace_s=settings.cancel_grace_s,
+        max_file_bytes=cap_mb * 1024 * 1024 if cap_mb else None,
+        version=__version__,
+        events=EventLog(agent),
+        auth_method=auth_method,
+    )
 
 
 def outcome(run: JailedRun, session: AcpSession) -> AgentOutcome:

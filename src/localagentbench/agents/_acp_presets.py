@@ -15,7 +15,6 @@ the agent's ACP mode instead, the harness its ACP client (`_acp_client`):
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,11 +22,9 @@ from typing import ClassVar
 
 from pydantic import Field, ValidationError
 
-from localagentbench import __version__
 from localagentbench._proc import ProcessResult
-from localagentbench.agents._acp import outcome
-from localagentbench.agents._acp_client import AcpSession, PermissionPolicy
-from localagentbench.agents._acp_events import EventLog
+from localagentbench.agents._acp import new_session, outcome
+from localagentbench.agents._acp_client import PermissionPolicy
 from localagentbench.agents._claude_code import WEB_TOOLS as CLAUDE_WEB_TOOLS
 from localagentbench.agents._claude_code import ClaudeCodeAgent
 from localagentbench.agents._cli import (
@@ -185,20 +182,7 @@ class AcpCliAgent(CliAgent):
             max_processes=self.settings.max_processes,
             max_file_mb=self.settings.max_file_mb,
         )
-        cap_mb = self.settings.max_file_mb
-        session = AcpSession(
-            workspace=ctx.workspace,
-            prompt=ctx.prompt,
-            deadline=time.monotonic() + ctx.timeout_s,
-            stop=ctx.stop,
-            policy=self.settings.permissions,
-            handshake_s=self.settings.handshake_s,
-            cancel_grace_s=self.settings.cancel_grace_s,
-            max_file_bytes=cap_mb * 1024 * 1024 if cap_mb else None,
-            version=__version__,
-            events=EventLog(self.info.name),
-            auth_method=self.preset.auth_method,
-        )
+        session = new_session(ctx, self.info.name, self.settings, self.preset.auth_method)
         run = run_jailed(
             ctx.sandbox,
             argv,

@@ -111,7 +111,8 @@ class CommandAgent(BaseAgent):
             env.update({name: os.environ[name] for name in extra if name in os.environ})
         return env
 
-    def run(self, ctx: AgentContext) -> AgentOutcome:
+    def prepare(self, ctx: AgentContext) -> tuple[list[str], SandboxSpec, Path]:
+        """The expanded argv, its jail and the answer file, for one trial."""
         prompt_file = ctx.home / "lab-prompt.txt"
         answer_file = ctx.home / "lab-answer.txt"
         prompt_file.write_text(ctx.prompt, encoding="utf-8")
@@ -139,6 +140,10 @@ class CommandAgent(BaseAgent):
             max_processes=self.settings.max_processes,
             max_file_mb=self.settings.max_file_mb,
         )
+        return argv, spec, answer_file
+
+    def run(self, ctx: AgentContext) -> AgentOutcome:
+        argv, spec, answer_file = self.prepare(ctx)
         run = run_jailed(
             ctx.sandbox, argv, spec, timeout_s=ctx.timeout_s, cancel=ctx.cancel, stop=ctx.stop
         )
