@@ -8,7 +8,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import localagentbench
+
+pytestmark = pytest.mark.portable  # it reads source text only
 
 SOURCE = Path(localagentbench.__file__).parent
 PLATFORM_LAYER = SOURCE / "_platform.py"
