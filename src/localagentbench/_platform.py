@@ -41,12 +41,16 @@ __all__ = [
     "kill",
     "lock_exclusive",
     "memory_bytes",
+    "read_flags",
     "reap",
     "session_options",
     "signal_group",
     "start_time",
     "system",
     "tagged_pids",
+    "user_id",
+    "user_ids",
+    "utf8_note",
 ]
 
 System = Literal["linux", "darwin", "windows", "posix"]
@@ -220,6 +224,43 @@ def lock_exclusive(handle: IO[str]) -> bool:
     except BlockingIOError:
         return False
     return True
+
+
+def user_id() -> int:
+    """This process's effective uid (the owner the harness compares folders with); 0 on
+    Windows, whose ``st_uid`` is always 0."""
+    if system() == "windows":
+        return 0
+    return os.geteuid()
+
+
+def user_ids() -> tuple[int, int]:
+    """The real uid and gid (what files this process makes belong to); (0, 0) on Windows."""
+    if system() == "windows":
+        return 0, 0
+    return os.getuid(), os.getgid()
+
+
+def read_flags() -> int:
+    """``os.open`` flags that read a file without following a link in its place and without
+    blocking on a FIFO: ``O_NOFOLLOW | O_NONBLOCK`` on POSIX. Windows has neither (making a
+    link there needs a privilege; callers check the type of what they opened) and gets
+    ``O_BINARY``, so no newline is translated."""
+    if system() == "windows":
+        return os.O_RDONLY | getattr(os, "O_BINARY", 0)
+    return os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+
+
+def utf8_note() -> str | None:
+    """On Windows outside Python's UTF-8 mode, what that means and the fix; else None.
+    (Records, patches and process output are UTF-8 whatever the mode; a file read with the
+    platform's default encoding, such as a task file, is read in the console's code page.)"""
+    if system() != "windows" or sys.flags.utf8_mode:
+        return None
+    return (
+        "Windows without Python's UTF-8 mode: text files are read in the locale's code page; "
+        "set PYTHONUTF8=1 (or run python -X utf8)"
+    )
 
 
 # -- machine --------------------------------------------------------------------------------

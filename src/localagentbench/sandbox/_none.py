@@ -6,7 +6,7 @@ asked for by name or as the last fallback: every use logs a warning and the tria
 (no launcher: resource limits are POSIX calls), its process group and the harness's tag sweep
 end what it leaves; each trial's warnings say so. Elsewhere the launcher sets the limits; it
 supervises the agent (counting and killing what it leaves) only on Linux, where its sweep
-reads /proc, and the harness's tag sweep does that job on macOS.
+reads Linux's process table, and the harness's tag sweep does that job on macOS.
 """
 
 from __future__ import annotations
@@ -49,13 +49,15 @@ class NoneSandbox:
             raise ValueError("empty argv")
         logging.getLogger(__name__).warning(NONE_WARNING)
         if _platform.system() == "windows":
-            logging.getLogger(__name__).warning(WINDOWS_WARNING)
+            windows = (WINDOWS_WARNING, *filter(None, [_platform.utf8_note()]))
+            for line in windows:
+                logging.getLogger(__name__).warning(line)
             return Wrapped(
                 tuple(argv),
                 dict(spec.env),
                 spec.workspace,
                 self.level,
-                warnings=(NONE_WARNING, WINDOWS_WARNING, *_protect_warning(spec)),
+                warnings=(NONE_WARNING, *windows, *_protect_warning(spec)),
             )
         supervise = _platform.system() == "linux"
         scratch = new_scratch_path()

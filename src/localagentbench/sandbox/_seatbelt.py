@@ -341,7 +341,7 @@ class SeatbeltSandbox:
         limits["nproc"] = None  # per user on macOS: a cap would count the user's every process
         config: dict[str, object] = {
             "limits": limits,
-            "supervise": False,  # its sweep reads /proc; the harness's tag sweep finds them
+            "supervise": False,  # its sweep is Linux's; the harness's tag sweep finds them
             "drop_env": [] if "LC_CTYPE" in spec.env else ["LC_CTYPE"],
         }
         env = dict(spec.env)

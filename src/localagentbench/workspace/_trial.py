@@ -157,7 +157,7 @@ def sweep_stale_roots(base: Path | None = None) -> list[Path]:
         marker = root / OWNER_MARKER
         try:
             st = root.lstat()
-            if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != _platform.user_id():
                 continue  # a link, a file, or another user's run: not ours to judge
             if not marker.is_file() or marker.lstat().st_uid != st.st_uid:
                 continue
