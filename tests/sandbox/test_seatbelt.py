@@ -148,6 +148,13 @@ def test_the_agent_writes_its_workspace_and_home_only(world: dict[str, Path]):
 
 def test_toolchains_and_system_are_read_only(world: dict[str, Path]):
     rules = _profile(world)
+    for library in ("/usr/lib/libz.dylib", str(world["toolchain"] / "lib" / "_ssl.so")):
+        assert decide(rules, "file-map-executable", library) == "allow"
+        assert decide(rules, "file-test-existence", library) == "allow"
+    hidden = str(world["package"] / "suite" / "x" / "ext.so")
+    assert decide(rules, "file-map-executable", hidden) == "deny"
+    assert decide(rules, "file-test-existence", hidden) == "deny"
+    assert decide(rules, "file-map-executable", str(world["work"] / "build" / "a.so")) == "allow"
     assert decide(rules, "file-read-data", "/usr/lib/libc.dylib") == "allow"
     assert decide(rules, "file-read-data", "/System/Library/dyld/cache") == "allow"
     assert decide(rules, "file-read-data", str(world["toolchain"] / "lib" / "os.py")) == "allow"

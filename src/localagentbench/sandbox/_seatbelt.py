@@ -213,6 +213,12 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+_READ = "file-read* file-test-existence file-map-executable"
+"""Reading a tree: contents, metadata, existence tests (``access``), and mapping its
+libraries executable (dyld loads a toolchain's extension modules through its own check)."""
+_ALL = f"{_READ} file-write*"
+
+
 def _rule(action: str, operations: str, kind: str, paths: Sequence[str]) -> list[str]:
     if not paths:
         return []
@@ -235,21 +241,21 @@ def render(profile: Profile) -> str:
         + "".join(f"\n  (global-name {_quote(name)})" for name in MACH_SERVICES)
         + ")",
         ";; system trees and toolchains, read-only",
-        *_rule("allow", "file-read*", "subpath", profile.read_only),
-        *_rule("allow", "file-read*", "literal", READ_DEVICES),
-        *_rule("allow", "file-read* file-write-data", "literal", WRITE_DEVICES),
+        *_rule("allow", _READ, "subpath", profile.read_only),
+        *_rule("allow", "file-read* file-test-existence", "literal", READ_DEVICES),
+        *_rule("allow", "file-read* file-test-existence file-write-data", "literal", WRITE_DEVICES),
         ";; never visible: other trials (the harness's temp folder), shared /tmp",
-        *_rule("deny", "file-read* file-write*", "subpath", profile.denied),
+        *_rule("deny", _ALL, "subpath", profile.denied),
         ";; what the spec shows read-only (the agent's program), wherever it lies",
-        *_rule("allow", "file-read*", "subpath", profile.granted),
+        *_rule("allow", _READ, "subpath", profile.granted),
         ";; never visible, whatever holds them: the package and its suite, the task tree",
-        *_rule("deny", "file-read* file-write*", "subpath", profile.hidden),
+        *_rule("deny", _ALL, "subpath", profile.hidden),
         ";; the launcher's own folder inside the hidden package",
-        *_rule("allow", "file-read*", "subpath", profile.reopened),
+        *_rule("allow", _READ, "subpath", profile.reopened),
         ";; folders above the visible trees: stat only, never a listing",
-        *_rule("allow", "file-read-metadata", "literal", profile.ancestors),
+        *_rule("allow", "file-read-metadata file-test-existence", "literal", profile.ancestors),
         ";; the workspace and HOME, read-write",
-        *_rule("allow", "file-read* file-write*", "subpath", profile.read_write),
+        *_rule("allow", _ALL, "subpath", profile.read_write),
         ";; read-only inside the workspace, and the folders holding them in place",
         *_rule("deny", "file-write*", "subpath", profile.protected),
         *_rule("deny", "file-write*", "literal", profile.pinned),
