@@ -29,7 +29,10 @@ from localagentbench.sandbox import (
 )
 from localagentbench.sandbox._seatbelt import LEVEL, WEAKER_THAN_BWRAP, build_profile, render
 
-pytestmark = pytest.mark.portable
+pytestmark = [
+    pytest.mark.portable,  # runs on macOS too; the profile holds POSIX paths, so not Windows
+    pytest.mark.skipif(sys.platform == "win32", reason="Seatbelt profiles hold POSIX paths"),
+]
 
 Sexp = str | list["Sexp"]
 _TOKEN = re.compile(r'\s*(?:(;[^\n]*)|(\()|(\))|("(?:[^"\\]|\\.)*")|([^\s()";]+))')
@@ -317,7 +320,6 @@ def _fake_sandbox_exec(tmp_path: Path) -> Path:
     return fake
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="the fake sandbox-exec is a shell script")
 def test_a_trial_keeps_the_agent_and_grading_profiles_in_its_folder(
     make_task, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
