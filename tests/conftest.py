@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 import yaml
 
+from portable_tier import pytest_itemcollected  # noqa: F401  (marks the portable tier)
+
 SRC = """\
 def add(a, b):
     return a - b
@@ -112,6 +114,8 @@ def tmp_path(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     not reach an agent script or a suite a test built in ``tmp_path``: the harness rightly
     refuses such a trial, and the test would check that refusal instead of its own subject.
     """
+    if os.name != "posix":
+        return tmp_path  # no uids to let through (Windows)
     base = tmp_path_factory.getbasetemp()
     chain = [tmp_path, *[d for d in tmp_path.parents if d.is_relative_to(base)]]
     if base.parent.name.startswith("pytest-of-"):

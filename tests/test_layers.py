@@ -20,6 +20,7 @@ LAYERS: tuple[str, ...] = (
     "_lazy",
     "_env",
     "_io",
+    "_platform",
     "_proc",
     "_docs",
     "_claims",

@@ -2,8 +2,10 @@
 
 Guarantees, whatever the child does:
 
-* it starts in a new session (so it has its own process group);
-* on timeout the whole group gets SIGTERM, then SIGKILL after a grace period;
+* it starts in a new session (so it has its own process group; on Windows a new
+  process group);
+* on timeout the whole group gets SIGTERM, then SIGKILL after a grace period
+  (Windows: the tree is terminated);
 * descendants that escaped the group (``setsid`` + double fork) are found too:
   the harness makes itself a *child subreaper* (Linux), so orphans are
   re-parented to it instead of init, and every process started here carries a
@@ -13,19 +15,18 @@ Guarantees, whatever the child does:
   child), then capped keeping head and tail with a truncation marker, and
   decoded as UTF-8 with replacement.
 
-A sandbox with its own PID namespace (see ``localagentbench.sandbox``) is the
-complete answer to escaping processes; the tag sweep is the line that holds
-without one.
+What differs between operating systems (how the tagged processes are found,
+group signals) is ``localagentbench._platform``'s. A sandbox with its own PID
+namespace (see ``localagentbench.sandbox``) is the complete answer to escaping
+processes; the tag sweep is the line that holds without one.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import secrets
 import select
-import signal
 import subprocess
 import tempfile
 import threading
@@ -34,6 +35,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+
+from localagentbench import _platform
 
 __all__ = [
     "DEFAULT_OUTPUT_CAP",
@@ -51,7 +54,6 @@ DEFAULT_OUTPUT_CAP = 1_000_000
 TAG_VARIABLE = "LAB_PROC_TAG"
 """Environment variable carrying the per-command tag used to find escaped descendants."""
 
-_PR_SET_CHILD_SUBREAPER = 36
 _POLL_S = 0.1
 _TRUNCATION_MARKER = "\n[... localagentbench: {n} bytes truncated ...]\n"
 
@@ -106,13 +108,6 @@ def _read_capped(handle: IO[bytes], cap: int) -> tuple[str, int, bool]:
     handle.seek(size - half)
     tail = handle.read(half).decode("utf-8", errors="replace")
     return head + _TRUNCATION_MARKER.format(n=size - 2 * half) + tail, size, True
-
-
-def _become_subreaper() -> None:
-    """Make this process adopt orphaned descendants (Linux only; harmless elsewhere)."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
 @dataclass(frozen=True)
@@ -192,29 +187,7 @@ def _wait(
 
 def _tagged_pids(tag: str) -> list[int]:
     """Processes (other than us) whose environment carries ``TAG_VARIABLE=tag``."""
-    needle = f"{TAG_VARIABLE}={tag}".encode()
-    found = []
-    me = os.getpid()
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.isdigit() or int(entry) == me:
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                environ = f.read()
-        except OSError:
-            continue
-        if needle in environ.split(b"\0"):
-            found.append(int(entry))
-    return found
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
+    return _platform.tagged_pids(TAG_VARIABLE, tag)
 
 
 def _sweep(tag: str) -> int:
@@ -225,13 +198,10 @@ def _sweep(tag: str) -> int:
         if not pids:
             break
         for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-                killed += 1
+            killed += _platform.kill(pid)
         for pid in pids:
             # Re-parented orphans are our children now: reap them so no zombie stays.
-            with contextlib.suppress(ChildProcessError, OSError):
-                os.waitpid(pid, 0)
+            _platform.reap(pid)
         time.sleep(0.01)
     return killed
 
@@ -264,7 +234,7 @@ def run_process(
     then KILL; the result is marked ``talked_out``. The conversation's errors are its own to
     keep: one that raises is treated as over.
     """
-    _become_subreaper()
+    _platform.become_subreaper()
     tag = secrets.token_hex(8)
     child_env = dict(os.environ if env is None else env)
     child_env[TAG_VARIABLE] = tag
@@ -286,8 +256,8 @@ def run_process(
                 ),
                 stdout=subprocess.PIPE if converse is not None else out,
                 stderr=err,
-                start_new_session=True,
                 close_fds=True,
+                **_platform.session_options(),
             )
         except OSError as e:
             return ProcessResult(
@@ -318,22 +288,22 @@ def run_process(
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(timeout=grace_s)
             if timed_out or cancelled or stopped or (talked_out and proc.poll() is None):
-                _signal_group(proc.pid, signal.SIGTERM)
+                _platform.signal_group(proc.pid, force=False)
                 try:
                     proc.wait(timeout=0 if cancelled else grace_s)
                 except subprocess.TimeoutExpired:
-                    _signal_group(proc.pid, signal.SIGKILL)
+                    _platform.signal_group(proc.pid, force=True)
                     proc.wait()
         except BaseException:
             # Ctrl-C or another interruption: take the child's whole tree down with us.
-            _signal_group(proc.pid, signal.SIGKILL)
+            _platform.signal_group(proc.pid, force=True)
             proc.wait()
             _sweep(tag)
             if talk is not None:
                 talk.finish(grace_s)
             raise
         # The group may hold background children of a child that exited normally.
-        _signal_group(proc.pid, signal.SIGKILL)
+        _platform.signal_group(proc.pid, force=True)
         escaped = _sweep(tag)
         if talk is not None:
             talk.finish(grace_s)
@@ -425,7 +395,7 @@ class Service:
     def __init__(self, argv: Sequence[str], *, log_path: Path) -> None:
         self.argv = tuple(str(a) for a in argv)
         self._tag = secrets.token_hex(8)
-        _become_subreaper()
+        _platform.become_subreaper()
         with log_path.open("ab") as log:
             self._proc = subprocess.Popen(
                 self.argv,
@@ -433,7 +403,7 @@ class Service:
                 stdout=subprocess.PIPE,
                 stderr=log,
                 env={**os.environ, TAG_VARIABLE: self._tag},
-                start_new_session=True,
+                **_platform.session_options(),
             )
 
     def first_line(self, timeout_s: float) -> str:
@@ -470,11 +440,11 @@ class Service:
         try:
             proc.wait(timeout=grace_s)
         except subprocess.TimeoutExpired:
-            _signal_group(proc.pid, signal.SIGTERM)
+            _platform.signal_group(proc.pid, force=False)
             try:
                 proc.wait(timeout=3.0)
             except subprocess.TimeoutExpired:
-                _signal_group(proc.pid, signal.SIGKILL)
+                _platform.signal_group(proc.pid, force=True)
                 proc.wait()
-        _signal_group(proc.pid, signal.SIGKILL)
+        _platform.signal_group(proc.pid, force=True)
         _sweep(self._tag)

@@ -151,7 +151,7 @@ class AiderAgent(CliAgent):
         if self.settings.chat_files == "tracked":
             argv += ["--", *tracked_files(ctx.workspace)]
         # The route's URL holds its secret: in the environment, never on the command line,
-        # which every process on the host can read (/proc/PID/cmdline).
+        # which every process on the host can read (`ps`).
         env = {**ENV, "OPENAI_API_BASE": route.openai_base_url, "OPENAI_API_KEY": "lab-unused"}
         return Invocation(argv=argv, env=env)
 

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from localagentbench import _platform
 from localagentbench.errors import ConfigError
 from localagentbench.tasks import bundled_suite
 
@@ -50,15 +51,11 @@ def err_console() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-KERNEL_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))
-"""Kernel file systems: nothing the harness writes belongs there."""
-
-
 def writable_folder(path: Path, flag: str) -> None:
     """Fail in one line, before anything is made, unless ``path`` is (or can become) a folder
     this user can write."""
     full = path.expanduser().resolve()
-    for kernel in KERNEL_FOLDERS:
+    for kernel in _platform.kernel_folders():
         if full.is_relative_to(kernel):
             raise ConfigError(
                 f"{flag} {path}: {kernel} is a kernel file system, not storage; "

@@ -33,7 +33,9 @@ OutOpt = Annotated[
 ]
 SandboxOpt = Annotated[
     str | None,
-    typer.Option("--sandbox", help="bwrap | landlock | none (default: the best that works)."),
+    typer.Option(
+        "--sandbox", help="bwrap | landlock | seatbelt | none (default: the best that works)."
+    ),
 ]
 RepeatOpt = Annotated[
     int,

@@ -214,7 +214,7 @@ def run(
         typer.Option(
             "--sandbox",
             metavar="NAME",
-            help="bwrap | landlock | none (default: the best that works).",
+            help="bwrap | landlock | seatbelt | none (default: the best that works).",
         ),
     ] = None,
     require_all: Annotated[

@@ -52,7 +52,9 @@ def check(
     concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 4,
     sandbox: Annotated[
         str | None,
-        typer.Option("--sandbox", help="bwrap | landlock | none (default: the best that works)."),
+        typer.Option(
+            "--sandbox", help="bwrap | landlock | seatbelt | none (default: the best that works)."
+        ),
     ] = None,
 ) -> None:
     """Validate tasks: schema, ids, material, hidden material outside the visible tree, fixtures.
@@ -242,7 +244,9 @@ def verify(
     ] = True,
     sandbox: Annotated[
         str | None,
-        typer.Option("--sandbox", help="bwrap | landlock | none (default: the best that works)."),
+        typer.Option(
+            "--sandbox", help="bwrap | landlock | seatbelt | none (default: the best that works)."
+        ),
     ] = None,
 ) -> None:
     """Prove each task solvable and not already solved, and calibrate its flakiness.

@@ -7,6 +7,8 @@ import os
 import stat
 from pathlib import Path
 
+from localagentbench import _platform
+
 __all__ = [
     "DEFAULT_TEST_GLOBS",
     "matches",
@@ -57,7 +59,7 @@ def regular_files(root: Path) -> dict[str, Path]:
 def read_bytes(path: Path) -> bytes | None:
     """The file's bytes (capped), or None when it is missing, a link or not a regular file."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(path, _platform.read_flags())
     except OSError:
         return None
     try:

@@ -101,7 +101,7 @@ def grade(
     ``go_seeds`` gives a Go task's grading HOMEs a copy of a build cache warmed on the
     pristine tree (see `grading._gocache`).
     """
-    jail = GradingJail(sandbox or select(None), scratch / "home", tuple(hide))
+    jail = GradingJail(sandbox or select(None), scratch / "home", tuple(hide), profile_dir=log_dir)
     scratch.mkdir(parents=True, exist_ok=True)
     log_dir.mkdir(parents=True, exist_ok=True)
     seed = go_seeds.seed(task, pristine, jail, cancel) if go_seeds and pristine else None

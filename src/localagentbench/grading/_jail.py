@@ -18,7 +18,13 @@ from pathlib import Path
 
 from localagentbench._env import grading_env
 from localagentbench._proc import ProcessResult
-from localagentbench.sandbox import Sandbox, SandboxError, SandboxSpec, run_jailed
+from localagentbench.sandbox import (
+    Sandbox,
+    SandboxError,
+    SandboxSpec,
+    run_jailed,
+    store_profile,
+)
 
 __all__ = ["GO_BUILD_CACHE", "GradingJail"]
 
@@ -31,7 +37,7 @@ class GradingJail:
     """Where grading commands run: the run's backend, a private HOME, a clean environment."""
 
     sandbox: Sandbox
-    """The backend (the run's: bwrap, landlock, else none); its level is recorded."""
+    """The backend (the run's: bwrap, landlock, seatbelt, else none); its level is recorded."""
     home: Path
     """HOME of the jailed commands (read-write); must lie outside every tree graded."""
     hide: tuple[Path, ...] = ()
@@ -40,6 +46,9 @@ class GradingJail:
     """pytest loads no plugin by entry point (``PYTEST_DISABLE_PLUGIN_AUTOLOAD``): only its
     own and those the tree names (``-p``, ``pytest_plugins``). Set only for a task proven
     to report the same with and without them (see `grading._lean`)."""
+    profile_dir: Path | None = None
+    """Where each distinct generated jail policy (Seatbelt's profile) is kept: the trial's
+    grading logs. None keeps none."""
     go_seed: Path | None = None
     """A warm Go build cache (see `grading._gocache`): each HOME's cache starts as a copy of
     it, never as the folder itself, so what the agent's code writes there stays this HOME's."""
@@ -100,6 +109,8 @@ class GradingJail:
         ran = run_jailed(
             self.sandbox, argv, spec, timeout_s=timeout_s, output_cap=output_cap, cancel=cancel
         )
+        if ran.profile is not None and self.profile_dir is not None:
+            store_profile(self.profile_dir, ran.profile)
         if ran.jail_failure is None:
             return ran.result
         if ran.result.exit_code == 127 and "cannot run" in ran.jail_failure:

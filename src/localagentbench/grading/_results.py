@@ -127,8 +127,8 @@ class Verdict(BaseModel):
     heldout: CommandsResult | None
     checks: list[CheckResult]
     isolation: str | None = None
-    """The sandbox level grading's commands ran in (bwrap, landlock, none); None for verdicts
-    from before it was recorded."""
+    """The sandbox level grading's commands ran in (bwrap, landlock, seatbelt-experimental,
+    none); None for verdicts from before it was recorded."""
     env_fault: str | None = None
     """An environment fault grading hit and confirmed on the pristine tree: the trial is an
     infra_error (rerun), never a model failure. None when grading ran as it should."""

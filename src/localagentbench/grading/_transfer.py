@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from localagentbench import _platform
+
 __all__ = ["private_copy"]
 
 _SKIPPED_NAMES = frozenset({".git"})
@@ -52,7 +54,7 @@ def _add(tar: tarfile.TarFile, path: Path, arcname: str) -> None:
     if not info.isreg():
         tar.addfile(info)
         return
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    fd = os.open(path, _platform.read_flags())
     with os.fdopen(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
             raise OSError(0, "replaced while reading", str(path))
@@ -76,7 +78,7 @@ def _admit_fallback(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo:
             raise ValueError(f"link leaves the copy ({member.linkname})")
     admitted = copy.copy(member)
     admitted.name = name
-    admitted.uid, admitted.gid = os.getuid(), os.getgid()
+    admitted.uid, admitted.gid = _platform.user_ids()
     admitted.uname = admitted.gname = ""
     mode = member.mode & 0o755
     if member.isreg() or member.islnk():

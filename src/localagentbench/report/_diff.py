@@ -14,6 +14,8 @@ from pathlib import Path
 
 from markupsafe import Markup, escape
 
+from localagentbench import _platform
+
 __all__ = ["colour_diff", "read_capped"]
 
 _PREFIXES = (
@@ -57,7 +59,7 @@ def read_capped(path: Path | None, limit: int) -> tuple[str, int]:
     if path is None:
         return "", 0
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(path, _platform.read_flags())
     except OSError:
         return "", 0
     with os.fdopen(fd, "rb") as f:

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from localagentbench import _platform
 from localagentbench.agents import AgentOutcome
 from localagentbench.errors import LabError
 from localagentbench.records import CapKind, CapStop, Incident, WorkspaceUse, utc_now
@@ -142,7 +143,7 @@ def _entries(path: str) -> Iterator[os.DirEntry[str]]:
     except PermissionError:
         try:
             st = os.lstat(path)
-            if st.st_uid != os.geteuid() or not stat.S_ISDIR(st.st_mode):
+            if st.st_uid != _platform.user_id() or not stat.S_ISDIR(st.st_mode):
                 return
             os.chmod(path, stat.S_IMODE(st.st_mode) | stat.S_IRWXU)
             listing = os.scandir(path)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from localagentbench import __version__
+from localagentbench import __version__, _platform
 from localagentbench._proc import run_process
 from localagentbench.gateway.llamacpp import describe
 
@@ -38,26 +38,6 @@ def harness_info() -> dict[str, Any]:
     return {"version": __version__, "git_commit": commit, "git_dirty": dirty}
 
 
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def _memory_bytes() -> int | None:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError):
-        pass
-    return None
-
-
 def host_info() -> dict[str, Any]:
     """Python, OS, CPU and tool versions of this machine."""
     return {
@@ -66,9 +46,9 @@ def host_info() -> dict[str, Any]:
         "python_executable": sys.executable,
         "os": platform.platform(),
         "machine": platform.machine(),
-        "cpu": _cpu_model(),
+        "cpu": _platform.cpu_model(),
         "cpu_count": os.cpu_count(),
-        "memory_bytes": _memory_bytes(),
+        "memory_bytes": _platform.memory_bytes(),
         "git": _first_line(["git", "--version"]),
         "node": _first_line(["node", "--version"]),
         "go": _first_line(["go", "version"]),

@@ -74,7 +74,7 @@ class RunOptions:
     max_reruns: int = 1
     """How many times an infra_error trial is run again within the run."""
     sandbox: str | None = None
-    """bwrap | landlock | none; None picks the best that works here."""
+    """bwrap | landlock | seatbelt | none; None picks the best that works here."""
     require_all: bool = False
     """Refuse to run (before any trial) when some selected task cannot run on this machine,
     instead of skipping it as unrunnable."""

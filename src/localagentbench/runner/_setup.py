@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from localagentbench import _platform
 from localagentbench import gateway as gw
 from localagentbench.agents import Agent, make_agent
 from localagentbench.errors import ConfigError, InfraError, RunDirError
@@ -49,10 +49,8 @@ def locked(run_dir: RunDir) -> Iterator[None]:
     """Hold the run directory exclusively: two processes never run trials into one run."""
     run_dir.path.mkdir(parents=True, exist_ok=True)
     with open(run_dir.path / ".lock", "w") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as e:
-            raise RunDirError(f"{run_dir.path} is in use by another localagentbench process") from e
+        if not _platform.lock_exclusive(handle):
+            raise RunDirError(f"{run_dir.path} is in use by another localagentbench process")
         yield
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -28,6 +27,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from localagentbench import _platform
 from localagentbench._env import cache_dir, clean_path, toolchain_dirs
 from localagentbench.grading import prove_fixtures
 from localagentbench.records import UnrunnableTask, utc_now
@@ -91,7 +91,7 @@ def fingerprint(task: Task, sandbox: Sandbox) -> str:
     """What a proof of ``task`` depends on besides the task itself (see the module doc)."""
     parts = {
         "sandbox": isolation_level(sandbox),
-        "uid": os.geteuid(),
+        "uid": _platform.user_id(),
         "python": sys.executable,
         "path": toolchain_dirs(),
         "programs": sorted(_program_id(p) for p in _programs(task)),

@@ -44,6 +44,7 @@ from localagentbench.sandbox import (
     ObservedSandbox,
     Sandbox,
     TamperReport,
+    store_profile,
     tamper_report,
 )
 from localagentbench.tasks import Task
@@ -236,6 +237,8 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
             if route is not None and env.gateway is not None:
                 traffic = env.gateway.close_trial(plan.id)
         cap = watch.cap_stop(outcome, agent_started, task.timeout_s)
+        for profile in sandbox.profiles:  # what confined the agent (Seatbelt), kept with it
+            store_profile(folder, profile)
         atomic_write_text(folder / "agent.stdout", outcome.stdout)
         atomic_write_text(folder / "agent.stderr", outcome.stderr)
         if outcome.trajectory is not None:

@@ -2,7 +2,7 @@
 
 Backends turn an agent's command into a jailed one; they never run it. The runner does::
 
-    sandbox = select(None)                      # once per run: bwrap, landlock, else none
+    sandbox = select(None)                      # once per run: bwrap, landlock, seatbelt, none
     run = run_jailed(sandbox, argv, spec, timeout_s=..., cancel=...)
     record.isolation = run.isolation            # == isolation_level(sandbox)
 
@@ -24,6 +24,7 @@ from localagentbench.sandbox._layout import package_root
 from localagentbench.sandbox._none import NoneSandbox
 from localagentbench.sandbox._observe import ObservedSandbox
 from localagentbench.sandbox._run import JailedRun, run_jailed
+from localagentbench.sandbox._seatbelt import SeatbeltSandbox, store_profile
 from localagentbench.sandbox._select import (
     BACKENDS,
     BackendStatus,
@@ -63,6 +64,7 @@ __all__ = [
     "SandboxError",
     "SandboxSpec",
     "SandboxUnavailableError",
+    "SeatbeltSandbox",
     "SelfTestStep",
     "TamperReport",
     "Wrapped",
@@ -72,5 +74,6 @@ __all__ = [
     "run_jailed",
     "select",
     "self_test",
+    "store_profile",
     "tamper_report",
 ]

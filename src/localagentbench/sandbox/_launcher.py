@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import marshal
 import os
-import resource
 import stat
 import sys
 import time
@@ -49,6 +48,8 @@ class _SetupError(Exception):
 
 
 def _limit(kind: int, value: int | None) -> None:
+    import resource  # here, not at the top: the harness imports this module on Windows too
+
     if value is None:
         return
     _, hard = resource.getrlimit(kind)
@@ -58,6 +59,8 @@ def _limit(kind: int, value: int | None) -> None:
 
 
 def _set_limits(limits: dict[str, int | None]) -> None:
+    import resource
+
     _limit(resource.RLIMIT_CORE, 0)
     _limit(resource.RLIMIT_DATA, limits.get("data"))
     _limit(resource.RLIMIT_NPROC, limits.get("nproc"))

@@ -1,7 +1,12 @@
 """The `none` backend: no isolation at all, only resource limits and process cleanup.
 
-For machines where neither bwrap nor landlock works, and only when asked for by name or as
-the last fallback: every use logs a warning and the trial record says ``isolation: none``.
+For machines where neither bwrap nor landlock (nor, on macOS, seatbelt) works, and only when
+asked for by name or as the last fallback: every use logs a warning and the trial record says
+``isolation: none``. On Windows it is the only backend: the agent's command runs as given
+(no launcher: resource limits are POSIX calls), its process group and the harness's tag sweep
+end what it leaves; each trial's warnings say so. Elsewhere the launcher sets the limits; it
+supervises the agent (counting and killing what it leaves) only on Linux, where its sweep
+reads Linux's process table, and the harness's tag sweep does that job on macOS.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ import contextlib
 import logging
 from collections.abc import Sequence
 
+from localagentbench import _platform
 from localagentbench.sandbox._layout import LAUNCHER_DIR, launcher_command, limits_config, plan
 from localagentbench.sandbox._spec import SandboxSpec
 from localagentbench.sandbox._wrapped import Wrapped, create_report, new_scratch_path, scratch_dir
@@ -19,6 +25,9 @@ __all__ = ["NONE_WARNING", "NoneSandbox"]
 NONE_WARNING = (
     "sandbox 'none': the agent runs unconfined, as the harness's user; it can read the "
     "held-out tests and reference solutions and write anywhere the harness can"
+)
+WINDOWS_WARNING = (
+    "Windows: no sandbox backend exists, and no resource limits (memory, file size) apply"
 )
 
 
@@ -39,13 +48,26 @@ class NoneSandbox:
         if not argv:
             raise ValueError("empty argv")
         logging.getLogger(__name__).warning(NONE_WARNING)
+        if _platform.system() == "windows":
+            windows = (WINDOWS_WARNING, *filter(None, [_platform.utf8_note()]))
+            for line in windows:
+                logging.getLogger(__name__).warning(line)
+            return Wrapped(
+                tuple(argv),
+                dict(spec.env),
+                spec.workspace,
+                self.level,
+                warnings=(NONE_WARNING, *windows, *_protect_warning(spec)),
+            )
+        supervise = _platform.system() == "linux"
         scratch = new_scratch_path()
         config: dict[str, object] = {
             "limits": limits_config(spec),
-            "supervise": True,
-            "report": str(scratch / "report"),
+            "supervise": supervise,
             "drop_env": [] if "LC_CTYPE" in spec.env else ["LC_CTYPE"],  # Python C-locale fix
         }
+        if supervise:
+            config["report"] = str(scratch / "report")
         command = launcher_command(plan(spec).python, LAUNCHER_DIR, config) + list(argv)
 
         def setup(stack: contextlib.ExitStack[bool | None]) -> None:
@@ -58,6 +80,6 @@ class NoneSandbox:
             spec.workspace,
             self.level,
             warnings=(NONE_WARNING, *_protect_warning(spec)),
-            report_path=scratch / "report",
-            _setup=setup,
+            report_path=scratch / "report" if supervise else None,
+            _setup=setup if supervise else None,
         )

@@ -31,6 +31,16 @@ class ObservedSandbox:
         return wrapped
 
     @property
+    def profiles(self) -> list[str]:
+        """The distinct generated policies (Seatbelt profiles) of this trial's jails, in
+        order; empty for backends that generate none."""
+        found: list[str] = []
+        for wrapped in self._made:
+            if wrapped.profile is not None and wrapped.profile not in found:
+                found.append(wrapped.profile)
+        return found
+
+    @property
     def outside_writes(self) -> int | None:
         """Entries left in the jails' own scratch (`Wrapped.outside_writes`) summed over this
         trial's jails; None when any jail could not count them (none, a jail that never

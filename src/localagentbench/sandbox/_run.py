@@ -32,6 +32,8 @@ class JailedRun:
     its own) or when unknown."""
     warnings: tuple[str, ...]
     """Weaknesses of this jail (e.g. landlock without network restriction)."""
+    profile: str | None = None
+    """The generated policy the jail enforced (Seatbelt), else None."""
 
 
 def run_jailed(
@@ -75,4 +77,5 @@ def run_jailed(
         network_attempts=jailed.network_attempts,
         outside_writes=jailed.outside_writes,
         warnings=jailed.warnings,
+        profile=jailed.profile,
     )

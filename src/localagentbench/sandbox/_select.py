@@ -7,18 +7,22 @@ import os
 from dataclasses import dataclass
 from typing import Literal
 
+from localagentbench import _platform
 from localagentbench._proc import run_process
 from localagentbench.sandbox._bwrap import BwrapSandbox, find_bwrap
 from localagentbench.sandbox._kernel import landlock_abi
 from localagentbench.sandbox._landlock import LandlockSandbox
 from localagentbench.sandbox._none import NONE_WARNING, NoneSandbox
+from localagentbench.sandbox._seatbelt import SeatbeltSandbox
+from localagentbench.sandbox._seatbelt import probe as probe_seatbelt
 from localagentbench.sandbox._spec import Sandbox, SandboxError, SandboxUnavailableError
 
 __all__ = ["BACKENDS", "BackendStatus", "available_backends", "isolation_level", "select"]
 
-BackendName = Literal["bwrap", "landlock", "none"]
-BACKENDS: tuple[BackendName, ...] = ("bwrap", "landlock", "none")
-"""Every backend, in order of preference."""
+BackendName = Literal["bwrap", "landlock", "seatbelt", "none"]
+BACKENDS: tuple[BackendName, ...] = ("bwrap", "landlock", "seatbelt", "none")
+"""Every backend, in order of preference (bwrap and landlock are Linux's, seatbelt macOS's:
+each system's best comes first among those that work there)."""
 
 
 @dataclass(frozen=True)
@@ -26,7 +30,7 @@ class BackendStatus:
     """Whether one backend works on this machine, and why not."""
 
     name: BackendName
-    """"bwrap", "landlock" or "none"."""
+    """"bwrap", "landlock", "seatbelt" or "none"."""
     available: bool
     """True when the backend can run here (for bwrap: a trial jail was actually started)."""
     reason: str
@@ -35,6 +39,8 @@ class BackendStatus:
 
 
 def _probe_bwrap() -> BackendStatus:
+    if _platform.system() != "linux":
+        return BackendStatus("bwrap", False, "bwrap is Linux only (kernel namespaces)")
     try:
         bwrap = find_bwrap()
     except SandboxUnavailableError as e:
@@ -53,6 +59,8 @@ def _probe_bwrap() -> BackendStatus:
 
 
 def _probe_landlock() -> BackendStatus:
+    if _platform.system() != "linux":
+        return BackendStatus("landlock", False, "landlock is Linux only (a Linux kernel module)")
     abi = landlock_abi()
     if abi < 1:
         return BackendStatus(
@@ -64,13 +72,38 @@ def _probe_landlock() -> BackendStatus:
     return BackendStatus("landlock", True, f"landlock ABI {abi} ({net})")
 
 
+def _probe_seatbelt() -> BackendStatus:
+    works, reason = probe_seatbelt()
+    return BackendStatus("seatbelt", works, reason)
+
+
+def _none_status() -> BackendStatus:
+    if _platform.system() == "windows":
+        return BackendStatus(
+            "none", True, "always available; no isolation (the only backend on Windows)"
+        )
+    return BackendStatus("none", True, "always available; no isolation")
+
+
 def available_backends() -> list[BackendStatus]:
-    """Probe every backend (runs bwrap once); `doctor` prints this."""
-    return [
-        _probe_bwrap(),
-        _probe_landlock(),
-        BackendStatus("none", True, "always available; no isolation"),
-    ]
+    """Probe every backend that belongs to this system (runs bwrap or sandbox-exec once);
+    `doctor` prints this. Linux lists bwrap and landlock, macOS seatbelt, both none."""
+    kind = _platform.system()
+    found = [_probe_bwrap(), _probe_landlock()] if kind == "linux" else []
+    if kind == "darwin":
+        found.append(_probe_seatbelt())
+    return [*found, _none_status()]
+
+
+def _status(name: BackendName) -> BackendStatus:
+    """One backend's status, probed even where it does not belong (it then says why not)."""
+    probes = {
+        "bwrap": _probe_bwrap,
+        "landlock": _probe_landlock,
+        "seatbelt": _probe_seatbelt,
+        "none": _none_status,
+    }
+    return probes[name]()
 
 
 def _make(name: BackendName) -> Sandbox:
@@ -78,29 +111,33 @@ def _make(name: BackendName) -> Sandbox:
         return BwrapSandbox()
     if name == "landlock":
         return LandlockSandbox()
+    if name == "seatbelt":
+        return SeatbeltSandbox()
     return NoneSandbox()
 
 
 def select(preferred: str | None = None) -> Sandbox:
-    """The backend named by `preferred`, or the best that works: bwrap, landlock, then none.
+    """The backend named by `preferred`, or the best that works: bwrap, landlock, seatbelt
+    (macOS), then none.
 
     A named backend that does not work raises `SandboxUnavailableError` with the reason; the
     fallback to none logs a loud warning.
     """
-    statuses = {s.name: s for s in available_backends()}
     if preferred is not None:
         if preferred not in BACKENDS:
             raise SandboxError(
                 f"unknown sandbox {preferred!r}: choose one of {', '.join(BACKENDS)}"
             )
-        status = statuses[preferred]
+        status = _status(preferred)
         if not status.available:
             raise SandboxUnavailableError(f"sandbox {preferred} unavailable: {status.reason}")
         return _make(status.name)
+    statuses = {s.name: s for s in available_backends()}
     for name in BACKENDS:
-        if statuses[name].available:
+        if name in statuses and statuses[name].available:
             if name == "none":
-                reasons = "; ".join(statuses[n].reason for n in ("bwrap", "landlock"))
+                reasons = "; ".join(s.reason for n, s in statuses.items() if n != "none")
+                reasons = reasons or f"no sandbox backend exists for {_platform.system()}"
                 logging.getLogger(__name__).warning(
                     "no working sandbox (%s): falling back to %s", reasons, NONE_WARNING
                 )

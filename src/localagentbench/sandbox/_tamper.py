@@ -18,6 +18,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from localagentbench import _platform
+
 __all__ = ["TEST_INFRA_PATTERNS", "FileChange", "TamperReport", "tamper_report"]
 
 TEST_INFRA_PATTERNS: tuple[str, ...] = (
@@ -112,7 +114,7 @@ def _digest(path: Path, info: os.stat_result) -> str:
     if not stat.S_ISREG(info.st_mode):
         return "dir" if stat.S_ISDIR(info.st_mode) else "other"
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = os.open(path, _platform.read_flags())
     except OSError as e:
         return f"unreadable:{e.errno}"
     with os.fdopen(fd, "rb") as f:

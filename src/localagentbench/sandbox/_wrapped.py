@@ -162,6 +162,9 @@ class Wrapped:
     """The isolation level this command enforces (see `isolation_level`)."""
     warnings: tuple[str, ...] = ()
     """Weaknesses of this jail worth a log line (e.g. no network restriction)."""
+    profile: str | None = None
+    """The policy text the jail enforces, when the backend generates one (Seatbelt's SBPL
+    profile); stored with the trial (`store_profile`) so what confined it can be read."""
     report_path: Path | None = None
     """Where the launcher reports on the agent's end (read when the block is left)."""
     leftover_processes: int | None = None

@@ -12,6 +12,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from localagentbench import _platform
 from localagentbench.tasks import FixtureRepo, Task
 from localagentbench.workspace._pristine import Pristine, tree_digest, unpack, verify_unpacked
 
@@ -109,13 +110,9 @@ class GuardEvent:
 
 
 def _start_time(pid: int) -> str | None:
-    """When process `pid` started (clock ticks since boot, from /proc), or None if gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return None
-    fields = stat.rpartition(b")")[2].split()
-    return fields[19].decode() if len(fields) > 19 else None
+    """When process `pid` started (an opaque stamp that changes with pid reuse), or None if
+    gone."""
+    return _platform.start_time(pid)
 
 
 def _owner_alive(marker: Path) -> bool:
@@ -160,7 +157,7 @@ def sweep_stale_roots(base: Path | None = None) -> list[Path]:
         marker = root / OWNER_MARKER
         try:
             st = root.lstat()
-            if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != _platform.user_id():
                 continue  # a link, a file, or another user's run: not ours to judge
             if not marker.is_file() or marker.lstat().st_uid != st.st_uid:
                 continue
