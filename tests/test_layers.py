@@ -29,6 +29,7 @@ LAYERS: tuple[str, ...] = (
     "records",
     "workspace",
     "sandbox",
+    "environments",
     "gateway",
     "agents",
     "grading",
