@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -44,6 +45,30 @@ BUILDS_FILE = "builds.jsonl"
 STEP_TIMEOUT_S = 1800.0
 """Wall clock of one installer step."""
 _TAIL_LINES = 12
+
+PASSTHROUGH = (
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "REQUESTS_CA_BUNDLE",
+    "UV_INDEX_URL",
+    "UV_DEFAULT_INDEX",
+    "UV_EXTRA_INDEX_URL",
+    "npm_config_registry",
+    "npm_config_cafile",
+    "GOPROXY",
+    "GONOSUMDB",
+    "GOPRIVATE",
+    "GOSUMDB",
+)
+"""The user's variables for reaching package registries (proxies, CA bundles, mirrors),
+passed to the setup phase only; a CA file they name is shown read-only in its jail."""
 
 
 class EnvironmentBuildError(InfraError):
@@ -265,6 +290,12 @@ class _Builder:
         readonly: list[Path] | None = None,
     ) -> None:
         env = self.view.apply(grading_env(self.home))
+        for name in ("GOPROXY", "GOSUMDB", "GONOSUMDB", "GOPRIVATE"):
+            env.pop(name, None)  # the trial's GOPROXY=off is not for the phase that fetches
+        passed = {k: os.environ[k] for k in PASSTHROUGH if os.environ.get(k)}
+        env |= passed
+        shown = [Path(v) for k, v in passed.items() if "CERT" in k or "CA" in k.upper()]
+        readonly = [*(readonly or []), *(p for p in shown if p.is_absolute() and p.exists())]
         env |= {k: v for k, v in (extra or {}).items() if k != "PATH"}
         env |= {
             "UV_CACHE_DIR": str(self.home / "uv-cache"),
@@ -287,7 +318,7 @@ class _Builder:
             home=self.home,
             env=env,
             network="open",
-            readonly=readonly or [],
+            readonly=readonly,
         )
         shown = " ".join(argv)
         try:
