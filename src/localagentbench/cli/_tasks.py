@@ -180,8 +180,8 @@ def list_tasks(
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         raise typer.Exit(1 if problems else 0)
-    columns = ("id", "version", "language", "category", "difficulty", "tier", "heldout")
-    columns += ("environment",)
+    columns: tuple[str, ...] = ("id", "version", "language", "category", "difficulty", "tier")
+    columns += ("heldout", "environment")
     cells = [["-" if row.get(c) is None else str(row[c]) for c in columns] for row in rows]
     out = console()
     if not out.is_terminal:  # piped: full ids, one row per line, for cut/grep/xargs

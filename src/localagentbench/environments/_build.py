@@ -168,9 +168,10 @@ def _remove(folder: Path) -> None:
             Path(path).chmod(0o755)
         func(path)
 
-    shutil.rmtree(folder, onexc=writable) if sys.version_info >= (3, 12) else shutil.rmtree(
-        folder, onerror=writable
-    )
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(folder, onexc=writable)
+    else:
+        shutil.rmtree(folder, onerror=writable)
 
 
 class _Builder:
@@ -294,8 +295,8 @@ class _Builder:
             env.pop(name, None)  # the trial's GOPROXY=off is not for the phase that fetches
         passed = {k: os.environ[k] for k in PASSTHROUGH if os.environ.get(k)}
         env |= passed
-        shown = [Path(v) for k, v in passed.items() if "CERT" in k or "CA" in k.upper()]
-        readonly = [*(readonly or []), *(p for p in shown if p.is_absolute() and p.exists())]
+        cas = [Path(v) for k, v in passed.items() if "CERT" in k or "CA" in k.upper()]
+        readonly = [*(readonly or []), *(p for p in cas if p.is_absolute() and p.exists())]
         env |= {k: v for k, v in (extra or {}).items() if k != "PATH"}
         env |= {
             "UV_CACHE_DIR": str(self.home / "uv-cache"),
@@ -303,12 +304,6 @@ class _Builder:
             "UV_SYSTEM_CERTS": "1",
         }
         env |= {"UV_NO_CONFIG": "1", "UV_LINK_MODE": "copy", "npm_config_update_notifier": "false"}
-        for name in (
-            ("GOPROXY", "GOSUMDB", "GONOSUMDB", "GOPRIVATE")
-            if "GOPROXY" not in (extra or {})
-            else ()
-        ):
-            env.pop(name, None)  # the setup phase fetches: the trial's GOPROXY=off is not for it
         command = list(argv)
         if cwd is not None and cwd != self.folder:
             command = ["/bin/sh", "-c", 'cd "$1" && shift && exec "$@"', "lab-env", str(cwd)]
