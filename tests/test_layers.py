@@ -30,6 +30,7 @@ LAYERS: tuple[str, ...] = (
     "records",
     "workspace",
     "sandbox",
+    "environments",
     "gateway",
     "agents",
     "grading",

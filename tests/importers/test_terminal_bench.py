@@ -10,8 +10,17 @@ from localagentbench.importers import import_terminal_bench
 
 NEEDS = {
     "apt": (
-        "FROM ubuntu:24.04\nWORKDIR /app\nRUN apt-get update && apt-get install -y jq\n",
-        "needs Docker image built with `RUN apt-get update && apt-get install -y jq`",
+        "FROM ubuntu:24.04\nWORKDIR /app\nRUN apt-get update && apt-get install -y lab-absent\n",
+        "needs Debian packages this machine lacks: lab-absent "
+        "(apt-get install lab-absent, then import again)",
+    ),
+    "script": (
+        "FROM python:3.12\nWORKDIR /app\nRUN curl -sL https://example.com/x | sh\n",
+        "needs Docker image built with `RUN curl -sL https://example.com/x | sh`",
+    ),
+    "pip-options": (
+        "FROM python:3.12\nWORKDIR /app\nRUN pip install -r requirements.txt\n",
+        "pip install -r cannot be expressed in environment: (only package specifiers can)",
     ),
     "custom-image": (
         "FROM ghcr.io/someone/db-with-fixtures:3\nWORKDIR /app\n",
@@ -51,7 +60,7 @@ def test_a_harbor_task_that_fits_is_imported_and_proven(tmp_path, cli) -> None:
     )
     assert code == 0, stderr
     assert "1 Terminal-Bench task(s) written" in stdout
-    assert "rejected apt: needs a container: needs Docker image built with `RUN apt-get" in stderr
+    assert "rejected apt: needs a container: needs Debian packages this machine lacks" in stderr
     task = yaml.safe_load((out / "tb-word-count" / "task.yaml").read_text())
     assert task["fail_to_pass"] == [
         "tests/test_outputs.py::test_count_file_exists",
@@ -63,3 +72,28 @@ def test_a_harbor_task_that_fits_is_imported_and_proven(tmp_path, cli) -> None:
     assert 'Path("count.txt")' in heldout
     assert not (out / "tb-word-count" / "heldout" / "tests" / "test.sh").exists()
     assert task["timeout_s"] == 300
+
+
+@pytest.mark.slow
+def test_a_task_whose_dockerfile_only_pip_installs_gets_an_environment(
+    tmp_path, cli, monkeypatch
+) -> None:
+    """`RUN pip install X` becomes `environment.python.requirements`; an apt install of a
+    package this machine has (bash) needs nothing."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = harbor_task(tmp_path / "tasks")
+    (folder / "environment" / "Dockerfile").write_text(
+        "FROM python:3.13-slim-bookworm\nWORKDIR /app\n"
+        "RUN apt-get update && apt-get install -y bash && rm -rf /var/lib/apt/lists/*\n"
+        "RUN pip install --no-cache-dir more-itertools==10.5.0\n"
+        "COPY words.txt /app/words.txt\n"
+    )
+    test = folder / "tests" / "test_outputs.py"
+    test.write_text("import more_itertools\n" + test.read_text())
+    out = tmp_path / "suite"
+    code, stdout, stderr = cli(
+        "import", "terminal-bench", str(tmp_path / "tasks"), "--out", str(out)
+    )
+    assert code == 0, stderr
+    task = yaml.safe_load((out / "tb-word-count" / "task.yaml").read_text())
+    assert task["environment"] == {"python": {"requirements": ["more-itertools==10.5.0"]}}

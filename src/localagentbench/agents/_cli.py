@@ -261,10 +261,11 @@ class CliAgent(BaseAgent):
         env = {**self.base_env(ctx, binary), **invocation.env, **self.settings.env}
         argv = [*invocation.argv, *self.settings.extra_flags]
         readonly = [*install_paths(binary), *invocation.readonly, *self.settings.readonly]
+        env, readonly = ctx.with_environment(env, [p.resolve() for p in readonly])
         spec = SandboxSpec(
             workspace=ctx.workspace,
             home=ctx.home,
-            readonly=[p.resolve() for p in readonly],
+            readonly=readonly,
             hide=list(ctx.hide),
             env=env,
             network="gateway",

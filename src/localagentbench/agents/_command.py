@@ -127,10 +127,13 @@ class CommandAgent(BaseAgent):
             "answer_file": str(answer_file),
         }
         argv = [_expand(arg, values) for arg in self.settings.command]
+        env, readonly = ctx.with_environment(
+            env, [*_program_paths(argv), *(p.resolve() for p in self.settings.readonly)]
+        )
         spec = SandboxSpec(
             workspace=ctx.workspace,
             home=ctx.home,
-            readonly=[*_program_paths(argv), *(p.resolve() for p in self.settings.readonly)],
+            readonly=readonly,
             hide=list(ctx.hide),
             env=env,
             network="gateway" if ctx.gateway_port else "none",

@@ -10,6 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import ValidationError
 
 from localagentbench._proc import ProcessResult
+from localagentbench.environments import EnvView
 from localagentbench.gateway import TrialRoute
 from localagentbench.sandbox import NoneSandbox, Sandbox
 from localagentbench.tasks import Task
@@ -43,6 +44,18 @@ class AgentContext:
     stop: threading.Event = field(default_factory=threading.Event)
     """Set by the runner when the gateway hits a cap (requests, tokens, a loop): adapters
     pass it to run_jailed, which ends the agent (TERM, grace, KILL) and keeps what it did."""
+    environment: EnvView | None = None
+    """The task's built environment: adapters mount it read-only and apply its variables
+    (`with_environment`), so the agent's shell finds the same python, node_modules and
+    module cache the grader uses."""
+
+    def with_environment(
+        self, env: dict[str, str], readonly: list[Path]
+    ) -> tuple[dict[str, str], list[Path]]:
+        """``env`` and ``readonly`` for the agent's jail with the task's environment in."""
+        if self.environment is None:
+            return env, readonly
+        return self.environment.apply(env), [*readonly, self.environment.root]
 
     @property
     def prompt(self) -> str:

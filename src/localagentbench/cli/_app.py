@@ -49,6 +49,11 @@ COMMANDS: dict[str, LazyCommand] = {
         "localagentbench.cli._tasks:verify",
         "Prove each task solvable and not already solved, and calibrate its flakiness.",
     ),
+    "env": LazyCommand(
+        "localagentbench.cli._env:env_app",
+        "Task environments (the `environment:` of a task): build them ahead of a run, list "
+        "the cache with sizes, prune it.",
+    ),
     "import": LazyCommand(
         "localagentbench.cli._import:import_app",
         "Import tasks from a local checkout of a benchmark (Exercism tracks, Terminal-Bench "

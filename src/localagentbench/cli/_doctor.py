@@ -132,6 +132,7 @@ def doctor(
         line(True if agent.found else None, f"agent:{agent.name}", detail)
     free = shutil.disk_usage(Path.cwd()).free / 1e9
     line(free >= 1, "disk", f"{free:.1f} GB free in {Path.cwd()}")
+    line(*_environments())
     models, where = _ollama_models(os.environ.get("OLLAMA_HOST", "127.0.0.1:11434"))
     if models is None:
         line(None, "ollama", where)
@@ -152,6 +153,21 @@ def doctor(
         line(ok, f"model:{name}", detail)
     if missing:
         raise typer.Exit(1)
+
+
+def _environments() -> tuple[bool | None, str, str]:
+    """The task environments' installer and cache, as one doctor line."""
+    from localagentbench.environments import envs_root, list_envs
+    from localagentbench.environments._key import uv_binary
+
+    uv = uv_binary()
+    built = list_envs()
+    size = sum(env.size for env in built) / 1e6
+    cache = f"{len(built)} built, {size:.0f} MB in {envs_root()} (`localagentbench env list`)"
+    if uv is None:
+        missing = "uv missing (Python task environments cannot build: pip install uv)"
+        return None, "envs", f"{missing}; {cache}"
+    return True, "envs", f"uv at {uv}; {cache}"
 
 
 def _prove(status: BackendStatus) -> list[SelfTestStep]:

@@ -131,6 +131,7 @@ def _listing_rows(root: Path, select: list[str]) -> tuple[list[dict[str, Any]], 
             "project": t.cluster,
             "heldout": t.heldout is not None,
             "reference": t.reference is not None,
+            "environment": _ecosystems(t),
         }
         for t in suite.tasks
     ]
@@ -139,12 +140,24 @@ def _listing_rows(root: Path, select: list[str]) -> tuple[list[dict[str, Any]], 
     return rows, suite.problems
 
 
+def _ecosystems(task: Task) -> str | None:
+    """What the task's environment installs, e.g. ``python+node`` (None: no environment)."""
+    env = task.environment
+    if env is None:
+        return None
+    parts = [name for name in ("python", "node") if getattr(env, name) is not None]
+    parts += ["go"] if env.go is not None and env.go.modules else []
+    parts += ["setup"] if env.setup else []
+    return "+".join(parts)
+
+
 def _inside(task: Task, root: Path) -> bool:
     """Every path of ``task`` the loader looks at lies in ``root`` (so the stamp covers it)."""
     top = root.resolve()
     used = [task.file, task.fixture_dir]
     hidden = (task.heldout.path if task.heldout else None, task.reference)
     used += [task.resolve(rel) for rel in hidden if rel]
+    used += [task.resolve(rel) for rel in (task.environment.files() if task.environment else [])]
     return all(p is None or p.resolve().is_relative_to(top) for p in used)
 
 
@@ -169,8 +182,9 @@ def list_tasks(
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         raise typer.Exit(1 if problems else 0)
-    columns = ("id", "version", "language", "category", "difficulty", "tier", "heldout")
-    cells = [["-" if row[c] is None else str(row[c]) for c in columns] for row in rows]
+    columns: tuple[str, ...] = ("id", "version", "language", "category", "difficulty", "tier")
+    columns += ("heldout", "environment")
+    cells = [["-" if row.get(c) is None else str(row[c]) for c in columns] for row in rows]
     out = console()
     if not out.is_terminal:  # piped: full ids, one row per line, for cut/grep/xargs
         for line in [list(columns), *cells]:
@@ -191,6 +205,12 @@ def list_tasks(
         )
     heldout = sum(1 for row in rows if row["heldout"])
     out.print(f"held-out tests: {heldout} of {len(rows)}", markup=False)
+    envs = sum(1 for row in rows if row.get("environment"))
+    if envs:
+        out.print(
+            f"environments: {envs} task(s) need one (`localagentbench env build` builds them)",
+            markup=False,
+        )
     if problems:
         raise typer.Exit(1)
 

@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from localagentbench._io import atomic_write_text
+from localagentbench.environments import ensure
 from localagentbench.grading._baseline import PristineBaseline
 from localagentbench.grading._changes import made_no_change
 from localagentbench.grading._checks import CheckContext, run_check
@@ -101,7 +102,11 @@ def grade(
     ``go_seeds`` gives a Go task's grading HOMEs a copy of a build cache warmed on the
     pristine tree (see `grading._gocache`).
     """
-    jail = GradingJail(sandbox or select(None), scratch / "home", tuple(hide), profile_dir=log_dir)
+    sandbox = sandbox or select(None)
+    environment = ensure(task, sandbox, cancel=cancel)  # built once; an InfraError if it fails
+    jail = GradingJail(
+        sandbox, scratch / "home", tuple(hide), environment=environment, profile_dir=log_dir
+    )
     scratch.mkdir(parents=True, exist_ok=True)
     log_dir.mkdir(parents=True, exist_ok=True)
     seed = go_seeds.seed(task, pristine, jail, cancel) if go_seeds and pristine else None

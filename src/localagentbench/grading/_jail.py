@@ -18,6 +18,7 @@ from pathlib import Path
 
 from localagentbench._env import grading_env
 from localagentbench._proc import ProcessResult
+from localagentbench.environments import EnvView
 from localagentbench.sandbox import (
     Sandbox,
     SandboxError,
@@ -52,6 +53,8 @@ class GradingJail:
     go_seed: Path | None = None
     """A warm Go build cache (see `grading._gocache`): each HOME's cache starts as a copy of
     it, never as the folder itself, so what the agent's code writes there stays this HOME's."""
+    environment: EnvView | None = None
+    """The task's built environment (`environments`): mounted read-only, first on PATH."""
 
     @property
     def isolation(self) -> str:
@@ -98,11 +101,16 @@ class GradingJail:
         env = grading_env(self.home)
         if self.lean_pytest:
             env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+        readonly = []
+        if self.environment is not None:
+            env = self.environment.apply(env)
+            readonly.append(self.environment.root)
         spec = SandboxSpec(
             workspace=cwd,
             home=self.home,
             env=env,
             network="none",
+            readonly=readonly,
             protect=list(protect),
             hide=list(self.hide),
         )

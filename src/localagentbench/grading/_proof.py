@@ -28,6 +28,7 @@ from typing import Literal
 
 from localagentbench._env import grading_env
 from localagentbench._proc import ProcessResult, run_process
+from localagentbench.environments import EnvironmentBuildError, EnvView, ensure
 from localagentbench.grading._faults import ENV_FAULTS, classify_fault, install_hint
 from localagentbench.sandbox import (
     NoneSandbox,
@@ -115,11 +116,15 @@ def _run(
     home: Path,
     timeout_s: float,
     cancel: threading.Event | None,
+    environment: EnvView | None = None,
 ) -> ProcessResult:
     env = grading_env(home)
+    if environment is not None:
+        env = environment.apply(env)
     if isinstance(sandbox, NoneSandbox):
         return run_process(argv, cwd=ws, env=env, timeout_s=timeout_s, cancel=cancel)
-    spec = SandboxSpec(workspace=ws, home=home, env=env, network="none")
+    readonly = [environment.root] if environment is not None else []
+    spec = SandboxSpec(workspace=ws, home=home, env=env, network="none", readonly=readonly)
     jailed = run_jailed(sandbox, argv, spec, timeout_s=timeout_s, cancel=cancel)
     if (
         jailed.jail_failure
@@ -142,6 +147,11 @@ def prove_fixture(
     fixture = task.fixture_dir
     if fixture is None:
         return None
+    try:
+        environment = ensure(task, sandbox, cancel=cancel)
+    except EnvironmentBuildError as e:
+        hint = "fix the environment section, then `localagentbench env build --task ID` retries"
+        return FixtureProof("env-fault", str(e), isolation_level(sandbox), hint)
     with tempfile.TemporaryDirectory(prefix="lab-check-") as tmp:
         Path(tmp).chmod(0o711)  # the agent's uid must pass through it (landlock as root)
         mark_owner(Path(tmp))
@@ -151,7 +161,7 @@ def prove_fixture(
         failures = []
         for argv in task.oracle.command:
             try:
-                result = _run(sandbox, argv, ws, home, task.oracle.timeout_s, cancel)
+                result = _run(sandbox, argv, ws, home, task.oracle.timeout_s, cancel, environment)
             except SandboxError as e:
                 reason = f"`{argv[0]}` could not start in the sandbox: {e}"
                 hint = "run `localagentbench doctor` to see what the sandbox lacks"

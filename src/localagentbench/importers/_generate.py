@@ -29,7 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from localagentbench import __version__
+from localagentbench.environments import EnvironmentBuildError, EnvView
 from localagentbench.errors import ConfigError
+from localagentbench.grading import default_sandbox
+from localagentbench.importers._deps import build_project_environment, project_environment
 from localagentbench.importers._golang import GoProject
 from localagentbench.importers._langs import Project, detect_language
 from localagentbench.importers._mutate import Mutation
@@ -38,6 +41,7 @@ from localagentbench.importers._pylang import PythonProject
 from localagentbench.importers._rename import Rename, rename_in
 from localagentbench.importers._source import checkout, licence
 from localagentbench.importers._tests import TestRun, copy_tree, git_patch, run_tests, split_ids
+from localagentbench.sandbox import Sandbox, select
 
 __all__ = ["KINDS", "generate_tasks"]
 
@@ -70,6 +74,10 @@ class _Generator:
         """Source files' name ending (``.py``, ``.go``)."""
         self.rng = random.Random(seed)
         self._n = 0
+        self.environment: dict[str, Any] | None = None
+        """The project's `environment:` block, written into every task."""
+        self.view: EnvView | None = None
+        """That environment built, for the test runs here."""
 
     def folder(self, name: str) -> Path:
         self._n += 1
@@ -88,6 +96,7 @@ class _Generator:
             **fields,
             "reference": "solution.patch",
             "timeout_s": 600,
+            **({"environment": self.environment} if self.environment else {}),
             "provenance": {
                 **self.provenance,
                 "tool": f"localagentbench {__version__} generate",
@@ -97,7 +106,7 @@ class _Generator:
         }
 
     def run(self, tree: Path) -> TestRun:
-        return run_tests(tree, self.command, TIMEOUT_S)
+        return run_tests(tree, self.command, TIMEOUT_S, self.view)
 
     def shuffled(self, items: Iterable[Any]) -> list[Any]:
         out = list(items)
@@ -284,6 +293,7 @@ def draw_candidates(
     project: str | None = None,
     command: list[str] | None = None,
     language: str | None = None,
+    sandbox: Sandbox | None = None,
 ) -> list[Candidate]:
     """The candidates ``generate`` would prove, built in ``scratch`` (their folders live
     there); rejections so far go to ``result``. Same project, commit and seed: same list.
@@ -314,6 +324,14 @@ def draw_candidates(
     )
     if not code.has_code():
         raise ConfigError(f"{path}: no {code.noun} code outside the tests to generate from")
+    gen.environment = project_environment(base)
+    if gen.environment is not None:
+        try:
+            gen.view = build_project_environment(
+                base, project_environment(base, f"{base.name}/") or {}, sandbox or default_sandbox()
+            )
+        except EnvironmentBuildError as e:
+            raise ConfigError(f"{path}: the project's dependencies cannot be installed: {e}") from e
     base_run = gen.run(base)
     if not base_run.passed:
         raise ConfigError(
@@ -378,6 +396,7 @@ def generate_tasks(
             project=project,
             command=command,
             language=language,
+            sandbox=select(sandbox) if sandbox else None,
         )
         return write_proven(
             candidates,

@@ -31,7 +31,10 @@ import yaml
 from localagentbench import __version__
 from localagentbench._env import grading_env
 from localagentbench._proc import run_process
+from localagentbench.environments import EnvironmentBuildError
 from localagentbench.errors import ConfigError
+from localagentbench.grading import default_sandbox
+from localagentbench.importers._deps import build_project_environment
 from localagentbench.importers._prove import Candidate, ImportResult, write_proven
 from localagentbench.importers._source import source_info
 from localagentbench.importers._tests import copy_tree, git_patch, run_tests, split_ids
@@ -121,9 +124,60 @@ def _read(folder: Path) -> _Folder:
     raise Unfit("not a task folder", "no task.toml or task.yaml")
 
 
-def _fixture_files(task: _Folder) -> list[tuple[Path, str]]:
+_PIP = (["pip", "install"], ["pip3", "install"], ["uv", "pip", "install"])
+_PIP_FLAGS = ("--no-cache-dir", "--system", "-q", "--quiet", "-U", "--upgrade", "--user")
+_APT_FLAGS = ("-y", "-q", "-qq", "--yes", "--no-install-recommends", "--quiet")
+
+
+def _installed_here(package: str) -> bool:
+    """Whether the Debian package ``package`` is installed on this machine (the jail shows
+    its /usr read-only)."""
+    name = package.split("=", 1)[0]
+    ran = run_process(["dpkg-query", "-W", "-f=${Status}", name], timeout_s=30)
+    return ran.exit_code == 0 and ran.stdout.strip().endswith("install ok installed")
+
+
+def _run_line(line: str, requirements: list[str]) -> None:
+    """A Dockerfile ``RUN`` that only installs packages: pip installs become requirements
+    of the task's environment, apt installs are accepted when this machine has every
+    package; anything else is Unfit, naming what could not be expressed."""
+    for part in re.split(r"&&|;", line[len("RUN") :]):
+        words = shlex.split(part)
+        if words[:2] in (["python", "-m"], ["python3", "-m"]):
+            words = words[2:]
+        if not words or words[:2] in (["apt-get", "update"], ["apt", "update"]):
+            continue
+        if words[:3] == ["rm", "-rf", "/var/lib/apt/lists/*"]:
+            continue
+        pip = next((len(p) for p in _PIP if words[: len(p)] == p), 0)
+        if pip:
+            args = [w for w in words[pip:] if w not in _PIP_FLAGS]
+            options = [w for w in args if w.startswith("-")]
+            if options:
+                raise Unfit(
+                    "needs a container",
+                    f"pip install {' '.join(options)} cannot be expressed in environment: "
+                    "(only package specifiers can)",
+                )
+            requirements += args
+            continue
+        if words[:2] in (["apt-get", "install"], ["apt", "install"]):
+            packages = [w for w in words[2:] if w not in _APT_FLAGS]
+            missing = [p for p in packages if not _installed_here(p)]
+            if missing:
+                raise Unfit(
+                    "needs a container",
+                    f"needs Debian packages this machine lacks: {', '.join(missing)} "
+                    f"(apt-get install {' '.join(missing)}, then import again)",
+                )
+            continue
+        raise Unfit("needs a container", f"needs Docker image built with `{line[:80]}`")
+
+
+def _fixture_files(task: _Folder, requirements: list[str] | None = None) -> list[tuple[Path, str]]:
     """(source, path in the workspace) of what the Dockerfile copies into its WORKDIR, or
-    Unfit naming what the task needs that the sandbox does not give."""
+    Unfit naming what the task needs that the sandbox does not give. ``RUN`` lines that
+    only install packages are allowed (see `_run_line`); pip's go into ``requirements``."""
     if task.image:
         raise Unfit("needs a container", f"needs Docker image {task.image}")
     compose = task.environment / "docker-compose.yaml"
@@ -170,6 +224,8 @@ def _fixture_files(task: _Folder) -> list[tuple[Path, str]]:
                     files.append((path, relative))
         elif word in ("ENV", "CMD", "ENTRYPOINT", "LABEL", "USER", "ARG", "EXPOSE", "SHELL"):
             continue
+        elif word == "RUN":
+            _run_line(line, requirements if requirements is not None else [])
         else:
             raise Unfit("needs a container", f"needs Docker image built with `{line[:80]}`")
     return files
@@ -188,7 +244,8 @@ def _difficulty(value: str) -> str:
 
 
 def _build(task: _Folder, scratch: Path, source: dict[str, str | None]) -> Candidate:
-    files = _fixture_files(task)
+    requirements: list[str] = []
+    files = _fixture_files(task, requirements)
     if not task.solution.is_file():
         raise Unfit("no solution", f"{task.solution.name} is missing")
     tests = sorted(task.tests.glob("test_*.py")) if task.tests.is_dir() else []
@@ -216,13 +273,19 @@ def _build(task: _Folder, scratch: Path, source: dict[str, str | None]) -> Candi
             else:
                 shutil.copy2(path, target)
     copy_tree(repo, after)
+    environment = {"python": {"requirements": requirements}} if requirements else None
+    view = None
+    if environment is not None:
+        try:
+            view = build_project_environment(repo, environment, default_sandbox())
+        except EnvironmentBuildError as e:
+            raise Unfit("environment does not build", str(e)) from e
     script = scratch / "solve.sh"
     script.write_text(_localise(task.solution.read_text(encoding="utf-8")), encoding="utf-8")
     home = scratch / "home"
     home.mkdir()
-    solved = run_process(
-        ["bash", str(script)], cwd=after, env=grading_env(home), timeout_s=task.agent_timeout
-    )
+    env = view.apply(grading_env(home)) if view is not None else grading_env(home)
+    solved = run_process(["bash", str(script)], cwd=after, env=env, timeout_s=task.agent_timeout)
     if solved.exit_code != 0:
         tail = (
             (solved.stderr or solved.stdout or solved.start_error or "").strip().splitlines()[-1:]
@@ -234,11 +297,11 @@ def _build(task: _Folder, scratch: Path, source: dict[str, str | None]) -> Candi
     for tree, base in ((before, repo), (graded, after)):
         copy_tree(base, tree)
         copy_tree(heldout, tree)
-    ran_after = run_tests(graded, TEST_COMMAND, task.test_timeout)
+    ran_after = run_tests(graded, TEST_COMMAND, task.test_timeout, view)
     if not ran_after.passed or ran_after.report is None:
         raise Unfit("tests fail after the solution", ran_after.tail())
     f2p, p2p = split_ids(
-        "pytest", run_tests(before, TEST_COMMAND, task.test_timeout).report, ran_after.report
+        "pytest", run_tests(before, TEST_COMMAND, task.test_timeout, view).report, ran_after.report
     )
     if not f2p:
         raise Unfit("tests already pass", "every test passes before the solution")
@@ -262,6 +325,7 @@ def _build(task: _Folder, scratch: Path, source: dict[str, str | None]) -> Candi
         **({"pass_to_pass": p2p} if p2p else {}),
         "reference": "solution.patch",
         "timeout_s": task.agent_timeout,
+        **({"environment": environment} if environment else {}),
         "provenance": {
             **source,
             "tool": f"localagentbench {__version__} import terminal-bench",

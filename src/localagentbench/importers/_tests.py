@@ -15,6 +15,7 @@ from pathlib import Path
 
 from localagentbench._env import grading_env
 from localagentbench._proc import run_process
+from localagentbench.environments import EnvView
 from localagentbench.errors import InfraError
 from localagentbench.grading import Runner, TestReport, detect_runner, instrument, parse_report
 
@@ -46,8 +47,11 @@ def copy_tree(source: Path, target: Path) -> None:
     shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
 
 
-def run_tests(tree: Path, argv: list[str], timeout_s: float) -> TestRun:
-    """Run one test command with cwd = ``tree`` and read its per-test report."""
+def run_tests(
+    tree: Path, argv: list[str], timeout_s: float, environment: EnvView | None = None
+) -> TestRun:
+    """Run one test command with cwd = ``tree`` and read its per-test report; with
+    ``environment``, its programs and packages first (as the task's trials will have them)."""
     runner = detect_runner(argv)
     if runner is None:
         raise ValueError(f"{argv}: not a pytest, go test or node --test command")
@@ -57,7 +61,7 @@ def run_tests(tree: Path, argv: list[str], timeout_s: float) -> TestRun:
         result = run_process(
             instrument(argv, runner, report_file),
             cwd=tree,
-            env=grading_env(home),
+            env=environment.apply(grading_env(home)) if environment else grading_env(home),
             timeout_s=timeout_s,
         )
         report = parse_report(runner, report_file, result.stdout, cwd=tree)

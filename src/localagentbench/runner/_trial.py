@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from localagentbench._io import atomic_write_text, no_space
 from localagentbench._proc import Cancelled
 from localagentbench.agents import Agent, AgentContext, AgentOutcome
+from localagentbench.environments import ensure
 from localagentbench.errors import AgentFault, LabError
 from localagentbench.gateway import GatewayError, TrialRoute, TrialStats
 from localagentbench.grading import (
@@ -217,6 +218,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
             hide=env.hide,
             cancel=env.cancel,
             stop=watch.stop,
+            environment=ensure(task, env.sandbox, cancel=env.cancel),
         )
         budget = BudgetWatch(
             (dirs.work, dirs.home),

@@ -225,7 +225,7 @@ class BwrapSandbox:
             "env_file": _IN_JAIL_ENV,
             "report_fd": _REPORT_FD,
             "supervise": True,
-            "count_network": True,  # the jail has its own network namespace
+            "count_network": spec.network != "open",  # the jail has its own network namespace
             "count_scratch": _scratch_config(spec, jail),  # what is left there was written
         }
         if spec.network == "gateway":
@@ -242,6 +242,8 @@ class BwrapSandbox:
         _system_mounts(mounts)
         for target in _IDENTITY:
             mounts.add("--ro-bind", target, str(scratch / Path(target).name))
+        if spec.network == "open":  # the host's resolver, for the host's network
+            mounts.add("--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf")
         mounts.add("--proc", "/proc")
         mounts.add("--dev", "/dev")
         mounts.add("--tmpfs", "/dev/shm", perms="1777")  # POSIX semaphores (multiprocessing)
@@ -300,7 +302,9 @@ class BwrapSandbox:
     @staticmethod
     def _namespace_args(jail: JailPlan, spec: SandboxSpec) -> list[str]:
         args = ["--die-with-parent", "--new-session", "--hostname", "lab-jail"]
-        args += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+        args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts"]
+        if spec.network != "open":
+            args += ["--unshare-net"]
         args += ["--unshare-cgroup-try"]
         if jail.uid is None:
             # Unprivileged: bwrap needs a user namespace anyway; forbid nested ones.

@@ -211,7 +211,7 @@ class LandlockSandbox:
             "landlock": {
                 "ro": [*_READ_ONLY, *map(str, jail.readonly), str(LAUNCHER_DIR)],
                 "rw": [str(spec.workspace), str(spec.home), *_DEVICES],
-                "ports": ports if self.abi >= 4 else None,
+                "ports": ports if self.abi >= 4 and spec.network != "open" else None,
                 "hidden": [str(path) for path in jail.hidden],
             },
         }

@@ -45,9 +45,10 @@ class SandboxSpec(BaseModel):
     (the harness's own package, which ships the bundled suite, is always hidden)."""
     env: dict[str, str] = Field(default_factory=dict)
     """The complete environment of the child: nothing is inherited from the harness."""
-    network: Literal["none", "gateway"] = "none"
+    network: Literal["none", "gateway", "open"] = "none"
     """"none": no network at all; "gateway": only 127.0.0.1:`gateway_port`, which reaches
-    the harness's gateway."""
+    the harness's gateway; "open": the host's network (a task environment's setup phase
+    only, which fetches packages; never an agent or a grading command)."""
     gateway_port: int | None = None
     """TCP port of the gateway on the host's loopback; required when `network` is "gateway"."""
     gateway_host: str = "127.0.0.1"

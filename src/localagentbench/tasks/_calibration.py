@@ -147,6 +147,13 @@ def task_digest(task: Task) -> str:
         _hash_tree(h, task.resolve(task.heldout.path), "heldout")
     if task.reference is not None and task.resolve(task.reference).exists():
         _hash_tree(h, task.resolve(task.reference), "reference")
+    if task.environment is not None:
+        for name in task.environment.files():
+            if task.resolve(name).exists():
+                _hash_tree(h, task.resolve(name), f"environment:{name}")
+        go = task.environment.go
+        if go is not None and go.proxy is not None and task.resolve(go.proxy).exists():
+            _hash_tree(h, task.resolve(go.proxy), "environment:go.proxy")
     return h.hexdigest()
 
 

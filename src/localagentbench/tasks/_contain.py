@@ -48,6 +48,16 @@ def material_fields(task: Task) -> list[tuple[str, str]]:
         found.append(("heldout.path", task.heldout.path))
     if task.reference is not None:
         found.append(("reference", task.reference))
+    env = task.environment
+    if env is not None:
+        if env.python is not None:
+            for name in ("requirements_file", "lockfile"):
+                if (written := getattr(env.python, name)) is not None:
+                    found.append((f"environment.python.{name}", written))
+        if env.node is not None:
+            found.append(("environment.node.lockfile", env.node.lockfile))
+        if env.go is not None and env.go.proxy is not None:
+            found.append(("environment.go.proxy", env.go.proxy))
     return found
 
 

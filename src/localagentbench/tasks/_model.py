@@ -16,6 +16,10 @@ __all__ = [
     "SUPPORTED_CHECK_KINDS",
     "Check",
     "CommandSpec",
+    "Environment",
+    "GoEnvironment",
+    "NodeEnvironment",
+    "PythonEnvironment",
     "GitRepo",
     "HeldoutSpec",
     "FixtureRepo",
@@ -261,6 +265,93 @@ class Resources(_Strict):
         return data
 
 
+class PythonEnvironment(_Strict):
+    """Python packages the task's code needs: installed with uv into a venv of the harness's
+    interpreter (which it sees underneath, pytest included). Give exactly one source."""
+
+    requirements: list[str] | None = None
+    """Requirement specifiers, e.g. ``["more-itertools==10.5.0"]`` (pin them: the version
+    installed is part of what every trial is graded against)."""
+    requirements_file: str | None = None
+    """A requirements file in the task folder (relative to the task file)."""
+    lockfile: str | None = None
+    """A fully pinned requirements file (``uv pip compile`` output, or ``pylock.toml``) in the
+    task folder, installed exactly (``uv pip sync``)."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> PythonEnvironment:
+        given = [n for n in ("requirements", "requirements_file", "lockfile") if getattr(self, n)]
+        if len(given) != 1:
+            raise ValueError(
+                "give exactly one of requirements, requirements_file or lockfile"
+                + (f" (got {', '.join(given)})" if given else "")
+            )
+        for line in self.requirements or []:
+            if not line.strip() or line.strip().startswith("-"):
+                raise ValueError(
+                    f"requirement {line!r} is empty or an option; write a specifier such as "
+                    "'more-itertools==10.5.0'"
+                )
+        return self
+
+
+class NodeEnvironment(_Strict):
+    """npm packages: ``npm ci`` from a lockfile and the package.json beside it."""
+
+    lockfile: str = Field(min_length=1)
+    """``package-lock.json`` (or ``npm-shrinkwrap.json``) in the task folder, relative to the
+    task file; its folder must hold the matching ``package.json``."""
+
+
+class GoEnvironment(_Strict):
+    """Go modules: ``go mod download`` of the fixture's go.mod/go.sum into a module cache."""
+
+    modules: bool = True
+    """Download the modules go.sum names (false: no Go step)."""
+    proxy: str | None = None
+    """A folder in the task laid out as a Go module proxy (``<module>/@v/<version>.zip``...),
+    used instead of the network (GOPROXY=file://...): for machines without the Go proxy."""
+
+
+class Environment(_Strict):
+    """What the task's code needs beyond the harness's toolchains (SPEC section 1, "Task
+    environments"). Built once per task version and machine, in a jailed setup phase that may
+    use the network; trials see it read-only with the network off."""
+
+    python: PythonEnvironment | None = None
+    node: NodeEnvironment | None = None
+    go: GoEnvironment | None = None
+    setup: list[Argv] = Field(default_factory=list)
+    """Commands run last, in a copy of the pristine tree, with ``LAB_ENV`` naming the
+    environment's folder: the only place they may write (``$LAB_ENV/bin`` is on PATH in
+    trials)."""
+
+    _normalise = field_validator("setup", mode="before")(_as_commands)
+
+    @field_validator("setup")
+    @classmethod
+    def _setup_runnable(cls, value: list[Argv]) -> list[Argv]:
+        return _runnable(value) or [] if value else value
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> Environment:
+        if not (self.python or self.node or (self.go and self.go.modules) or self.setup):
+            raise ValueError(
+                "names nothing to build; give python, node, go or setup (or remove environment)"
+            )
+        return self
+
+    def files(self) -> list[str]:
+        """The task-folder files the environment is built from (relative to the task file)."""
+        found = []
+        if self.python is not None:
+            found += [f for f in (self.python.requirements_file, self.python.lockfile) if f]
+        if self.node is not None:
+            found.append(self.node.lockfile)
+            found.append(str(Path(self.node.lockfile).parent / "package.json"))
+        return found
+
+
 _KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "command": ("command",),
     "contains": ("value",),
@@ -381,6 +472,8 @@ class Task(_Strict):
     """Model tokens (prompt plus completion) the trial may spend; past it, as max_requests."""
     resources: Resources = Field(default_factory=Resources)
     """Per-trial limits (disk_mb, files); see `Resources`."""
+    environment: Environment | None = None
+    """Packages and set-up the task's code needs; see `Environment`."""
     provenance: Provenance | None = None
     """Imported or generated tasks: where the material came from."""
     notes: str | None = None

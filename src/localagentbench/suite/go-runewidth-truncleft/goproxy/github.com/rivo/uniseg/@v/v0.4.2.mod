@@ -1,0 +1,3 @@
+module github.com/rivo/uniseg
+
+go 1.18
