@@ -125,20 +125,34 @@ def tagged_pids(variable: str, tag: str) -> list[int]:
 
 def start_time(pid: int) -> str | None:
     """When process ``pid`` started, as an opaque string that differs for a reused pid; None
-    when it is gone. Linux: clock ticks since boot (``/proc/PID/stat`` field 22); elsewhere
-    psutil's creation time in seconds since the epoch."""
+    when it is gone. The string names its clock, so two stamps of different clocks are never
+    compared as if alike: Linux ``ticks:N``, clock ticks since boot (``/proc/PID/stat`` field
+    22); elsewhere ``epoch:S``, psutil's creation time in seconds since the epoch."""
     if system() == "linux":
         try:
             stat = Path(f"/proc/{pid}/stat").read_bytes()
         except OSError:
             return None
         fields = stat.rpartition(b")")[2].split()
-        return fields[19].decode() if len(fields) > 19 else None
+        return f"ticks:{fields[19].decode()}" if len(fields) > 19 else None
     psutil = _psutil()
     try:
-        return f"{psutil.Process(pid).create_time():.3f}"
+        return f"epoch:{psutil.Process(pid).create_time():.3f}"
     except (psutil.Error, OSError):
         return None
+
+
+def same_clock(a: str, b: str) -> bool:
+    """Whether two `start_time` stamps were read from the same clock (so comparable). A bare
+    number is the Linux tick count earlier versions wrote."""
+
+    def clock(stamp: str) -> str | None:
+        if stamp.isdigit():
+            return "ticks"
+        kind, colon, _ = stamp.partition(":")
+        return kind if colon else None
+
+    return clock(a) is not None and clock(a) == clock(b)
 
 
 def session_options() -> dict[str, Any]:

@@ -51,12 +51,14 @@ def test_tagged_pids_finds_the_child_on_every_branch(
 def test_start_time_is_stable_and_none_when_gone(monkeypatch: pytest.MonkeyPatch):
     linux = _platform.start_time(os.getpid())
     assert linux is not None
-    assert linux.isdigit()
+    assert linux.startswith("ticks:") and linux.removeprefix("ticks:").isdigit()
     assert _platform.start_time(os.getpid()) == linux
     monkeypatch.setattr(sys, "platform", "darwin")
     darwin = _platform.start_time(os.getpid())
     assert darwin is not None
-    assert abs(float(darwin) - psutil.Process().create_time()) < 1
+    assert darwin.startswith("epoch:")
+    assert abs(float(darwin.removeprefix("epoch:")) - psutil.Process().create_time()) < 1
+    assert not _platform.same_clock(linux, darwin)
     gone = subprocess.Popen(["true"])
     gone.wait()
     assert _platform.start_time(gone.pid) is None

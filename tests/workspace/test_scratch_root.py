@@ -173,3 +173,13 @@ def test_another_process_sweep_leaves_a_kept_workspace(make_task, tmp_path: Path
     assert swept.exit_code == 0, swept.stderr
     assert swept.stdout.strip() == "0"
     assert "a + b" in (workdir / "work" / "calc.py").read_text()
+
+
+def test_a_stamp_of_another_clock_is_never_taken_for_a_dead_owner(tmp_path: Path):
+    """A live owner whose marker was written with another clock (another OS branch, as a
+    test substituting Windows does, or another harness version) is left alone: comparing a
+    tick count with an epoch would sweep a live run's workspaces from under it."""
+    live = _root(tmp_path, "lab-other-clock", f"{os.getpid()} epoch:1733550000.125\n")
+    legacy_reused = _root(tmp_path, "lab-legacy", f"{os.getpid()} 1\n")  # bare ticks: ours
+    assert sweep_stale_roots(tmp_path) == [legacy_reused]
+    assert live.is_dir()
