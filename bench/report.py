@@ -38,7 +38,6 @@ from pathlib import Path
 
 from localagentbench.grading import CheckResult, CommandsResult
 from localagentbench.records import (
-    PRICES_FILE,
     ConfigurationInfo,
     RunDir,
     RunInfo,
@@ -48,9 +47,9 @@ from localagentbench.records import (
     TrialRecord,
     TrialRow,
     record_key,
-    summarise,
     trial_row,
 )
+from localagentbench.results import PRICES_FILE, summarise
 
 BUILD = """
 import resource, sys, time

@@ -32,6 +32,7 @@ LAYERS: tuple[str, ...] = (
     "gateway",
     "agents",
     "grading",
+    "results",
     "judge",
     "runner",
     "report",

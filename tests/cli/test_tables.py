@@ -44,7 +44,7 @@ def test_markdown_and_csv(tmp_path, cli):
     run = make_run(tmp_path / "run", _outcomes())
     code, out, _ = cli("tables", str(run))
     assert code == 0
-    assert "| alpha | 66.7% [" in out
+    assert "| alpha | mock | - | 66.7% [" in out  # report.md's cells: agent and model too
     assert "quality is absent" in out
     assert "| t0 | 2/2 | 1/2 | 2/2 |" in out
     code, out, _ = cli("tables", str(run), "--format", "csv")
@@ -59,7 +59,7 @@ def test_same_configuration_in_two_runs_is_kept_apart(tmp_path, cli):
     code, out, _ = cli("tables", str(a), str(b), "--format", "json")
     assert code == 0
     rates = {c["configuration"]: c["success_rate"] for c in json.loads(out)["configurations"]}
-    assert rates == {"ra/x": 1.0, "rb/x": 0.0}
+    assert rates == {"x @ ra": 1.0, "x @ rb": 0.0}  # the label report.md shows too
 
 
 def test_not_a_run_is_one_line_exit_2(tmp_path, cli):
@@ -119,9 +119,9 @@ def test_rates_at_zero_and_one_keep_their_wilson_width(tmp_path, cli):
     a, b = _two_task_sets(tmp_path)
     code, out, _ = cli("tables", str(a), str(b))
     assert code == 0
-    assert "| x | 100.0% [61.0%, 100.0%] | 6/6 |" in out
+    assert "| x | mock | - | 100.0% [61.0%, 100.0%] | 6/6 |" in out
     assert "| 100.0% [61.0%, 100.0%] |" in out.split("| 6/6 |", 1)[1]  # correctness, x
-    assert "| y | 0.0% [0.0%, 43.4%] | 0/5 |" in out
+    assert "| y | mock | - | 0.0% [0.0%, 43.4%] | 0/5 |" in out
     assert "| 0.0% [0.0%, 43.4%] |" in out.split("| 0/5 |", 1)[1]  # correctness, y
     assert "[100.0%, 100.0%]" not in out
     assert "[0.0%, 0.0%]" not in out

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from localagentbench.errors import ConfigError
-from localagentbench.records import (
+from localagentbench.results import (
     DEFAULT_ICC,
     Assumptions,
     Pilot,

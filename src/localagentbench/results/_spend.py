@@ -16,10 +16,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from localagentbench.records._audit import TrialAudit, trial_audit
-from localagentbench.records._models import TrialRecord
-from localagentbench.records._prices import Price, PriceTable
-from localagentbench.records._rows import TrialRow, as_rows
+from localagentbench.records import TrialRecord, TrialRow, as_rows
+from localagentbench.results._audit import TrialAudit, trial_audit
+from localagentbench.results._prices import Price, PriceTable
 from localagentbench.stats import PerSuccess, non_dominated, per_success, token_cost
 
 __all__ = [

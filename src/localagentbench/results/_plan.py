@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from localagentbench.errors import ConfigError
-from localagentbench.records._pilot import Pilot, estimate_wall_s
+from localagentbench.results._pilot import Pilot, estimate_wall_s
 
 __all__ = [
     "DEFAULT_ICC",
