@@ -149,3 +149,35 @@ def test_run_takes_prices_beside_the_matrix_unless_given_one(tmp_path: Path) -> 
     given = tmp_path / "other.yaml"
     given.write_text(beside.read_text())
     assert _price_file(given, matrix) == given
+
+
+def _leaderboard(markdown: str) -> list[str]:
+    """The table lines under a ``## Leaderboard`` heading."""
+    after = markdown.split("## Leaderboard", 1)[1].split("\n", 1)[1].lstrip("\n")
+    return [line for line in after.split("\n\n", 1)[0].splitlines() if line.startswith("|")]
+
+
+def test_tables_and_report_show_the_same_leaderboard_cells(tmp_path, cli):
+    """One table model, one cell formatter: `tables --format md` and report.md agree cell for
+    cell, and a configuration in two runs has one label in both (``id @ run``)."""
+    a = make_run(
+        tmp_path / "a",
+        {("t0", "x", 1): True, ("t1", "x", 1): False, ("t0", "y|z", 1): True},
+        run_id="ra",
+        lanes={"x": "local", "y|z": "local"},
+    )
+    b = make_run(tmp_path / "b", {("t0", "x", 1): False, ("t1", "x", 1): False}, run_id="rb")
+    code, tables_md, err = cli("tables", str(a), str(b))
+    assert code == 0, err
+    code, _, err = cli("report", str(a), str(b), "--out", str(tmp_path / "site"))
+    assert code == 0, err
+    report_md = (tmp_path / "site" / "report.md").read_text()
+    rows = _leaderboard(tables_md)
+    assert len(rows) == 2 + 3  # header, rule, three entries
+    assert rows == _leaderboard(report_md)
+    labels = [line.split(" | ")[0].removeprefix("| ") for line in rows[2:]]
+    assert sorted(labels) == ["x @ ra", "x @ rb", "y\\|z"]  # one label; a pipe escaped
+    assert "without quality (rescaled)" in rows[2]
+    # the provenance escapes a pipe in both
+    assert "- y\\|z: agent mock" in tables_md
+    assert "- y\\|z: agent mock" in report_md

@@ -11,7 +11,7 @@ verdict never changes a trial's success.
 from typing import TYPE_CHECKING
 
 from localagentbench._lazy import lazy_attributes
-from localagentbench.judge._agreement import Agreement, agreement, read_labels
+from localagentbench.judge._agreement import Agreement, agreement, binary, read_labels
 from localagentbench.judge._prompt import TEMPLATE_VERSION, BlindTrial, redact
 from localagentbench.records import JudgeExchange as Exchange
 from localagentbench.records import JudgeIdentity, JudgeSession, PairVerdict
@@ -48,6 +48,7 @@ __all__ = [
     "SessionResult",
     "Verdict",
     "agreement",
+    "binary",
     "judge_runs",
     "judge_scores",
     "latest_stamp",
