@@ -4,6 +4,8 @@
   regrade unless told otherwise) and a judge session's scores.
 - `summarise`, `spend_by_config` / `config_spend`, `trial_audit`, `compare` /
   `compare_records`, and the power plan (`detect_plan`, `effect_plan`, `load_pilot`).
+- `trial_table` / `trials_df`: one row per trial (a pandas frame where pandas is
+  installed), and `write_csv` / `write_parquet` behind `localagentbench export`.
 - `board`: the one table model (`Entry` per configuration of a run, task x configuration
   cells) that `tables`, report.md, the site and the terminal render, each cell worded by
   `cells`.
@@ -88,6 +90,13 @@ from localagentbench.results._table import (
     sort_entries,
     task_spreads,
 )
+from localagentbench.results._trials import (
+    TRIAL_COLUMNS,
+    trial_table,
+    trials_df,
+    write_csv,
+    write_parquet,
+)
 
 __all__ = [
     "BOOTSTRAP_NOTE",
@@ -96,6 +105,7 @@ __all__ = [
     "DEFAULT_ICC",
     "PRICES_FILE",
     "SUSPICIOUS_NOTE",
+    "TRIAL_COLUMNS",
     "Assumptions",
     "Board",
     "Comparison",
@@ -162,5 +172,9 @@ __all__ = [
     "trial_audit",
     "trial_cost",
     "trial_seconds",
+    "trial_table",
+    "trials_df",
     "usd",
+    "write_csv",
+    "write_parquet",
 ]
