@@ -22,7 +22,7 @@ from localagentbench.cli._common import (
 )
 from localagentbench.errors import ConfigError
 from localagentbench.records import RunDir, Summary
-from localagentbench.results import PRICES_FILE, load_prices
+from localagentbench.results import PRICES_FILE, keep_figures, load_prices
 from localagentbench.runner import Configuration, RunOptions, configuration_from_cli, load_matrix
 
 TERMINAL_COLUMNS = (
@@ -351,6 +351,7 @@ def run(
     if price_file is not None:  # the run keeps the prices its report and tables use
         kept = result.run_dir.path / PRICES_FILE
         atomic_write_text(kept, price_file.read_text(encoding="utf-8"))
+    keep_figures(result.run_dir.path)  # `tables` and report.md then read no row
     _print_summary(result.summary)
     if judge is not None:
         from localagentbench.judge import JudgeOptions, judge_runs

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,18 +12,16 @@ from pydantic import BaseModel, Field, ValidationError
 
 from localagentbench.errors import RunDirError
 from localagentbench.judge import Verdict, latest_stamp, load_verdicts
-from localagentbench.records import Incident, RunDir, RunInfo, Summary, TrialRecord, TrialRow
+from localagentbench.records import Incident, RunDir, RunInfo, Summary, TrialRecord
 from localagentbench.results import (
     ConfigSpend,
     Entry,
     PriceTable,
     entries_of,
+    figures,
     find_prices,
     label_entries,
-    run_summary,
     sort_entries,
-    spend_by_config,
-    task_spreads,
 )
 from localagentbench.results import load_run as load_results
 
@@ -79,13 +76,6 @@ class ReportRun:
         return None if self.path is None else RunDir(self.path).trial(record.trial_id)
 
 
-def _spreads(rows: list[TrialRow]) -> dict[str, dict[str, float]]:
-    by_config: dict[str, list[TrialRow]] = defaultdict(list)
-    for r in rows:
-        by_config[r.config_id].append(r)
-    return {config_id: task_spreads(group) for config_id, group in sorted(by_config.items())}
-
-
 def load_run(
     path: Path,
     judge: str | None = None,
@@ -102,9 +92,9 @@ def load_run(
     Every figure comes from the trials' rows (`records.TrialRow`); ``pages=False`` keeps no
     full record (``records`` stays empty: enough for report.md, not for trial pages)."""
     run = load_results(path, judge, regrade)
-    summary = run_summary(run)
     table = find_prices(path, prices)
-    spend = spend_by_config(run.rows, table)
+    kept = figures(run, table)
+    summary, spend = kept.summary, kept.spend
     versions = {c.id: c.agent_version for c in run.info.configurations}
     stamp = None if run.judge.label is None else (judge or latest_stamp(path))
     return ReportRun(
@@ -115,7 +105,7 @@ def load_run(
         info=run.info,
         summary=summary,
         entries=entries_of(summary, versions, spend),
-        spreads=_spreads(run.rows),
+        spreads=kept.spreads,
         incidents=run.incidents(),
         records=run.records() if pages else [],
         path=path,

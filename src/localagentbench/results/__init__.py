@@ -12,6 +12,7 @@
 """
 
 from localagentbench.results._audit import ToolUse, TrialAudit, tool_class, trial_audit
+from localagentbench.results._cache import CACHE_NAME, Aggregates
 from localagentbench.results._compare import Comparison, compare, compare_records, pick_config
 from localagentbench.results._format import (
     BOOTSTRAP_NOTE,
@@ -85,6 +86,8 @@ from localagentbench.results._table import (
     Entry,
     board,
     entries_of,
+    figures,
+    keep_figures,
     label_entries,
     run_summary,
     sort_entries,
@@ -100,12 +103,14 @@ from localagentbench.results._trials import (
 
 __all__ = [
     "BOOTSTRAP_NOTE",
+    "CACHE_NAME",
     "BOOTSTRAP_RESAMPLES",
     "BOOTSTRAP_SEED",
     "DEFAULT_ICC",
     "PRICES_FILE",
     "SUSPICIOUS_NOTE",
     "TRIAL_COLUMNS",
+    "Aggregates",
     "Assumptions",
     "Board",
     "Comparison",
@@ -134,9 +139,11 @@ __all__ = [
     "effective_row",
     "entries_of",
     "estimate_wall_s",
+    "figures",
     "find_prices",
     "frontier",
     "judge_scores",
+    "keep_figures",
     "label_entries",
     "load_pilot",
     "load_prices",

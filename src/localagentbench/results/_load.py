@@ -76,12 +76,13 @@ class Run:
 
     path: Path
     info: RunInfo
-    rows: list[TrialRow]
-    """Every final trial's row, carrying its effective verdict."""
     regrade: str | None
     """The regrade stamp whose verdicts the rows carry; None: the verdicts as recorded."""
     judge: JudgeScores
     """The judge session whose scores are the quality part (``judge.label`` None: none)."""
+    fingerprint: str
+    """`RunDir.fingerprint` when the run was loaded: the key of its cached figures."""
+    _rows: list[TrialRow] | None = field(default=None, repr=False)
     _records: list[TrialRecord] | None = field(default=None, repr=False)
 
     @property
@@ -91,6 +92,18 @@ class Run:
     @property
     def run_dir(self) -> RunDir:
         return RunDir(self.path)
+
+    @property
+    def rows(self) -> list[TrialRow]:
+        """Every final trial's row, carrying its effective verdict; read on first use (a
+        table whose figures are cached never reads them)."""
+        if self._rows is None:
+            run_dir = self.run_dir
+            rows = run_dir.rows()
+            if self.regrade is not None:
+                rows = [effective_row(r, self._regrade_of(r.trial_id)) for r in rows]
+            self._rows = rows
+        return self._rows
 
     def records(self) -> list[TrialRecord]:
         """The full records (a trial page needs them; a table does not), effective verdict
@@ -133,12 +146,16 @@ def load_run(path: Path, judge: str | None = None, regrade: str | None = None) -
     run_dir = RunDir(path)
     info = run_dir.read_info()
     stamp = _regrade_stamp(path, regrade)
-    rows = run_dir.rows()
-    if not rows:
+    fingerprint, trials = run_dir.fingerprint()
+    if not trials:
         raise RunDirError(f"{path}: no trial records in this run directory")
-    if stamp is not None:
-        rows = [effective_row(r, read_regrade(run_dir.trial(r.trial_id), stamp)) for r in rows]
-    return Run(path=path, info=info, rows=rows, regrade=stamp, judge=judge_scores([path], judge))
+    return Run(
+        path=path,
+        info=info,
+        regrade=stamp,
+        judge=judge_scores([path], judge),
+        fingerprint=fingerprint,
+    )
 
 
 def load_runs(

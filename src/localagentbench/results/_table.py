@@ -10,14 +10,17 @@ report.md, the site and the terminal all read entries; `results._format.cells` w
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import model_validator
 
+from localagentbench.errors import RunDirError
 from localagentbench.records import (
     CellSummary,
     ConfigSummary,
@@ -27,7 +30,9 @@ from localagentbench.records import (
     TrialRow,
     as_rows,
 )
-from localagentbench.results._load import Run
+from localagentbench.results._cache import Aggregates, cache_key, load_cached, store
+from localagentbench.results._load import Run, load_run
+from localagentbench.results._prices import PriceTable, find_prices
 from localagentbench.results._spend import ConfigSpend, frontier, spend_by_config, spend_columns
 from localagentbench.results._summary import summarise
 from localagentbench.stats import composite_parts, stability
@@ -252,6 +257,40 @@ def run_summary(run: Run, rows: Sequence[TrialRow] | None = None) -> Summary:
     )
 
 
+def _spreads(rows: Sequence[TrialRow]) -> dict[str, dict[str, float]]:
+    by_config: dict[str, list[TrialRow]] = defaultdict(list)
+    for r in rows:
+        by_config[r.config_id].append(r)
+    return {config_id: task_spreads(group) for config_id, group in sorted(by_config.items())}
+
+
+def figures(run: Run, prices: PriceTable | None) -> Aggregates:
+    """The run's summary, spending (priced with ``prices``) and per-task spreads: from
+    its cache (``results.sqlite``, `results._cache`) when the records, the regrade, the
+    judge and the prices are those they were computed from, else from its rows (and
+    cached)."""
+    key = cache_key(run.fingerprint, run.regrade, run.judge.label, prices)
+    cached = load_cached(run.path, key)
+    if cached is not None:
+        return cached
+    rows = run.rows
+    computed = Aggregates(
+        summary=run_summary(run), spend=spend_by_config(rows, prices), spreads=_spreads(rows)
+    )
+    # reading the rows may have brought the run's index up to date (a run from before it,
+    # a record written without its row): keep the figures under the state a next read sees
+    run.fingerprint = run.run_dir.fingerprint()[0]
+    store(run.path, cache_key(run.fingerprint, run.regrade, run.judge.label, prices), computed)
+    return computed
+
+
+def keep_figures(path: Path) -> None:
+    """Compute and cache the figures `tables` and report.md read by default (the latest
+    regrade and judge, the run's own prices): a finished run's first table reads no row."""
+    with contextlib.suppress(RunDirError):  # no trial finished: nothing to keep
+        figures(load_run(path), find_prices(path, None))
+
+
 @dataclass
 class Board:
     """The tables over a set of runs: entries (labelled, best first), each run's summary
@@ -304,15 +343,19 @@ def board(runs: Sequence[Run], only: set[str] | None = None, prices: Any = None)
     """The tables over ``runs``; ``only`` keeps the configurations whose id or agent is in it
     (a subset never changes the others' figures); ``prices`` is a `PriceTable` for every run,
     or a callable from a run to its table (None: unpriced)."""
-    summaries, entries = [], []
+    summaries: list[Summary] = []
+    entries: list[Entry] = []
     spend: dict[tuple[str, str], ConfigSpend] = {}
     for run in runs:
-        rows = [r for r in run.rows if only is None or r.config_id in only or r.agent in only]
-        if not rows:
-            continue
-        summary = run_summary(run, rows)
         table = prices(run) if callable(prices) else prices
-        spent = spend_by_config(rows, table)
+        if only is None:
+            cached = figures(run, table)
+            summary, spent = cached.summary, cached.spend
+        else:
+            rows = [r for r in run.rows if r.config_id in only or r.agent in only]
+            if not rows:
+                continue
+            summary, spent = run_summary(run, rows), spend_by_config(rows, table)
         versions = {c.id: c.agent_version for c in run.info.configurations}
         summaries.append(summary)
         entries += entries_of(summary, versions, spent)
