@@ -8,6 +8,7 @@ functions, since an import moved into a function still couples the two modules.
 from __future__ import annotations
 
 import ast
+import inspect
 from pathlib import Path
 
 import localagentbench
@@ -34,6 +35,7 @@ LAYERS: tuple[str, ...] = (
     "gateway",
     "agents",
     "grading",
+    "results",
     "judge",
     "runner",
     "report",
@@ -146,3 +148,69 @@ def test_stages_import_only_layers_below_them() -> None:
         if rank[_unit(target)] > rank[_unit(module)]
     )
     assert not upward, "imports against the layer order:\n" + "\n".join(upward)
+
+
+def _private_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Edges into another package's private module (``localagentbench.x._y`` imported from
+    outside package ``x``): a package's surface is its ``__init__``."""
+    found = []
+    for module, targets in graph.items():
+        for target in targets:
+            parts = target.split(".")
+            if len(parts) < 3 or not any(p.startswith("_") for p in parts[2:]):
+                continue
+            owner = ".".join(parts[:2])
+            if module != owner and not module.startswith(owner + "."):
+                found.append(f"{module} -> {target}")
+    return sorted(found)
+
+
+def test_the_checks_catch_a_private_import_and_a_cycle() -> None:
+    fake = {
+        "localagentbench.cli._tables": {"localagentbench.report._format"},
+        "localagentbench.report._format": {"localagentbench.report._load"},
+        "localagentbench.report._load": {"localagentbench.report._format"},
+    }
+    assert _private_imports(fake) == [
+        "localagentbench.cli._tables -> localagentbench.report._format"
+    ]
+    assert _cycle(fake) == [
+        "localagentbench.report._format",
+        "localagentbench.report._load",
+        "localagentbench.report._format",
+    ]
+
+
+def test_no_import_of_another_packages_private_module() -> None:
+    found = _private_imports(_graph())
+    assert not found, "import the package, not its private module:\n" + "\n".join(found)
+
+
+RECORDS_CONTRACT = {
+    "_models",  # record.json, run.json and their parts' models
+    "_parts",
+    "_migrations",
+    "_rundir",  # the run directory, atomic writes
+    "_index",  # the trial index
+    "_rows",  # the slim row the index stores
+    "_summary",  # summary.json's schema
+    "_judged",  # a judge session's files
+    "_regrades",  # regrade-<stamp>.json
+}
+"""records/ holds the on-disk contract only; what is computed from it is results/."""
+
+
+def test_records_exports_only_the_on_disk_contract() -> None:
+    import localagentbench.records as records
+
+    modules = {p.stem for p in (PACKAGE / "records").glob("_*.py")} - {"__init__"}
+    assert modules <= RECORDS_CONTRACT, (
+        f"not on-disk contract: {sorted(modules - RECORDS_CONTRACT)}"
+    )
+    for name in records.__all__:
+        value = getattr(records, name)
+        if not (isinstance(value, type) or inspect.isfunction(value)):
+            continue  # a constant (a version, a file name) or a Literal alias
+        owner = value.__module__
+        assert owner.startswith("localagentbench.records."), (name, owner)
+        assert owner.rsplit(".", 1)[1] in RECORDS_CONTRACT, (name, owner)

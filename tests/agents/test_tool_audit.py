@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from localagentbench.records import spend_by_config, trial_audit
+from localagentbench.results import spend_by_config, trial_audit
 from localagentbench.runner import Configuration, RunOptions, execute
 
 from ._e2e import require

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from localagentbench.records import RunDir, compare_records
+from localagentbench.records import RunDir
+from localagentbench.results import compare_records
 from localagentbench.stats import mcnemar_exact
 
 from ._runs import make_run

@@ -214,7 +214,8 @@ def test_run_json_lane_sizes_survive_a_resume(tmp_path):
 
 def test_a_trial_costs_its_whole_time_not_only_the_agents(tmp_path):
     """Grading and workspace time are part of what the next run will spend."""
-    from localagentbench.records import RunDir, trial_seconds
+    from localagentbench.records import RunDir
+    from localagentbench.results import trial_seconds
 
     run = make_run(tmp_path / "r", {(SUITE[0], "base", 1): True}, wall_s=lambda *_: 2.0)
     record = RunDir(run).records()[0]

@@ -92,3 +92,49 @@ def test_regrade_under_landlock_reaches_its_workspaces(make_task, tmp_path):
     [record] = result.records
     assert record.success
     assert record.grading_isolation == landlock.level
+
+
+def _solved(markdown: str, config: str) -> str:
+    """The ``solved`` cell of ``config``'s leaderboard row (the first table with its row)."""
+    row = next(line for line in markdown.splitlines() if line.startswith(f"| {config} |"))
+    header = next(line for line in markdown.splitlines() if line.startswith("| configuration |"))
+    cells = dict(zip(header.strip("| ").split(" | "), row.strip("| ").split(" | "), strict=True))
+    return cells["solved"]
+
+
+def test_tables_and_report_show_the_regraded_verdict_unless_told_none(make_task, tmp_path, cli):
+    """After `regrade` changes a verdict, `tables` and report.md read the new one by default
+    (the latest regrade) and the verdict as run with --regrade none."""
+    broken = make_task("calc-broken")
+    hidden = broken / "heldout" / "tests" / "test_heldout_calc.py"
+    hidden.write_text(BUGGY_HIDDEN)
+    config = configuration_from_cli("mock", None, mock_behavior="solve")
+    run = tmp_path / "run"
+    execute(RunOptions(tasks_dir=tmp_path / "suite", configurations=[config], out=run))
+    hidden.write_text(FIXED_HIDDEN)
+    code, out, err = cli("regrade", str(run))
+    assert code == 0, err
+    assert "1 verdict(s) changed" in out
+    [stamp] = [
+        p.name.removeprefix("summary.regrade-").removesuffix(".json")
+        for p in run.glob("summary.regrade-*.json")
+    ]
+
+    def shown(*flags: str) -> tuple[str, str, float]:
+        code, md, err = cli("tables", str(run), *flags)
+        assert code == 0, err
+        code, js, err = cli("tables", str(run), "--format", "json", *flags)
+        assert code == 0, err
+        site = tmp_path / f"site{len(flags)}{flags[-1] if flags else ''}"
+        code, _, err = cli("report", str(run), "--out", str(site), *flags)
+        assert code == 0, err
+        [entry] = json.loads(js)["configurations"]
+        report = (site / "report.md").read_text()
+        return _solved(md, "mock-solve"), _solved(report, "mock-solve"), entry["success_rate"]
+
+    assert shown() == ("1/1", "1/1", 1.0)
+    assert shown("--regrade", stamp) == ("1/1", "1/1", 1.0)
+    assert shown("--regrade", "none") == ("0/1", "0/1", 0.0)
+    code, _, err = cli("tables", str(run), "--regrade", "20000101T000000Z")
+    assert code == 2
+    assert f"no such regrade (known: {stamp})" in err

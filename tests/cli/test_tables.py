@@ -44,7 +44,7 @@ def test_markdown_and_csv(tmp_path, cli):
     run = make_run(tmp_path / "run", _outcomes())
     code, out, _ = cli("tables", str(run))
     assert code == 0
-    assert "| alpha | 66.7% [" in out
+    assert "| alpha | mock | - | 66.7% [" in out  # report.md's cells: agent and model too
     assert "quality is absent" in out
     assert "| t0 | 2/2 | 1/2 | 2/2 |" in out
     code, out, _ = cli("tables", str(run), "--format", "csv")
@@ -59,7 +59,7 @@ def test_same_configuration_in_two_runs_is_kept_apart(tmp_path, cli):
     code, out, _ = cli("tables", str(a), str(b), "--format", "json")
     assert code == 0
     rates = {c["configuration"]: c["success_rate"] for c in json.loads(out)["configurations"]}
-    assert rates == {"ra/x": 1.0, "rb/x": 0.0}
+    assert rates == {"x @ ra": 1.0, "x @ rb": 0.0}  # the label report.md shows too
 
 
 def test_not_a_run_is_one_line_exit_2(tmp_path, cli):
@@ -119,9 +119,9 @@ def test_rates_at_zero_and_one_keep_their_wilson_width(tmp_path, cli):
     a, b = _two_task_sets(tmp_path)
     code, out, _ = cli("tables", str(a), str(b))
     assert code == 0
-    assert "| x | 100.0% [61.0%, 100.0%] | 6/6 |" in out
+    assert "| x | mock | - | 100.0% [61.0%, 100.0%] | 6/6 |" in out
     assert "| 100.0% [61.0%, 100.0%] |" in out.split("| 6/6 |", 1)[1]  # correctness, x
-    assert "| y | 0.0% [0.0%, 43.4%] | 0/5 |" in out
+    assert "| y | mock | - | 0.0% [0.0%, 43.4%] | 0/5 |" in out
     assert "| 0.0% [0.0%, 43.4%] |" in out.split("| 0/5 |", 1)[1]  # correctness, y
     assert "[100.0%, 100.0%]" not in out
     assert "[0.0%, 0.0%]" not in out
@@ -149,3 +149,35 @@ def test_run_takes_prices_beside_the_matrix_unless_given_one(tmp_path: Path) -> 
     given = tmp_path / "other.yaml"
     given.write_text(beside.read_text())
     assert _price_file(given, matrix) == given
+
+
+def _leaderboard(markdown: str) -> list[str]:
+    """The table lines under a ``## Leaderboard`` heading."""
+    after = markdown.split("## Leaderboard", 1)[1].split("\n", 1)[1].lstrip("\n")
+    return [line for line in after.split("\n\n", 1)[0].splitlines() if line.startswith("|")]
+
+
+def test_tables_and_report_show_the_same_leaderboard_cells(tmp_path, cli):
+    """One table model, one cell formatter: `tables --format md` and report.md agree cell for
+    cell, and a configuration in two runs has one label in both (``id @ run``)."""
+    a = make_run(
+        tmp_path / "a",
+        {("t0", "x", 1): True, ("t1", "x", 1): False, ("t0", "y|z", 1): True},
+        run_id="ra",
+        lanes={"x": "local", "y|z": "local"},
+    )
+    b = make_run(tmp_path / "b", {("t0", "x", 1): False, ("t1", "x", 1): False}, run_id="rb")
+    code, tables_md, err = cli("tables", str(a), str(b))
+    assert code == 0, err
+    code, _, err = cli("report", str(a), str(b), "--out", str(tmp_path / "site"))
+    assert code == 0, err
+    report_md = (tmp_path / "site" / "report.md").read_text()
+    rows = _leaderboard(tables_md)
+    assert len(rows) == 2 + 3  # header, rule, three entries
+    assert rows == _leaderboard(report_md)
+    labels = [line.split(" | ")[0].removeprefix("| ") for line in rows[2:]]
+    assert sorted(labels) == ["x @ ra", "x @ rb", "y\\|z"]  # one label; a pipe escaped
+    assert "without quality (rescaled)" in rows[2]
+    # the provenance escapes a pipe in both
+    assert "- y\\|z: agent mock" in tables_md
+    assert "- y\\|z: agent mock" in report_md

@@ -14,17 +14,14 @@ from localagentbench.grading import CheckResult
 from localagentbench.records import (
     INDEX_NAME,
     ROW_VERSION,
-    PriceTable,
     RunDir,
     RunInfo,
     Tokens,
     TrialRecord,
     TrialRow,
-    load_rows,
-    spend_by_config,
-    summarise,
     trial_row,
 )
+from localagentbench.results import PriceTable, load_run, spend_by_config, summarise
 
 PRICES = PriceTable.model_validate(
     {
@@ -126,7 +123,8 @@ def test_rows_from_the_index_are_the_records_rows_and_give_the_same_figures(run:
     records = run.records()
     assert summarise("r", rows, "t") == summarise("r", records, "t")
     assert spend_by_config(rows, PRICES) == spend_by_config(records, PRICES)
-    assert load_rows(run.path) == ("r", expected)
+    loaded = load_run(run.path)
+    assert (loaded.run_id, loaded.rows) == ("r", expected)
 
 
 def test_rows_are_read_from_the_index_not_the_records(run: RunDir) -> None:

@@ -9,7 +9,8 @@ import pytest
 from pydantic import ValidationError
 
 from labtest import trial_record
-from localagentbench.records import RunDir, Tokens, TrialRecord, summarise
+from localagentbench.records import RunDir, Tokens, TrialRecord
+from localagentbench.results import summarise
 from localagentbench.stats import pass_at_k
 
 GOLDEN = Path(__file__).parent / "golden"

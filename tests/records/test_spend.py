@@ -14,14 +14,8 @@ from typer.testing import CliRunner
 
 from localagentbench.cli import app
 from localagentbench.errors import ConfigError
-from localagentbench.records import (
-    RunDir,
-    TrialRecord,
-    config_spend,
-    load_prices,
-    trial_audit,
-    trial_cost,
-)
+from localagentbench.records import RunDir, TrialRecord
+from localagentbench.results import config_spend, load_prices, trial_audit, trial_cost
 from localagentbench.runner import RunOptions, configuration_from_cli, execute
 
 CLIENT = """\

@@ -10,13 +10,8 @@ import pytest
 
 from labtest import trial_record
 from localagentbench.grading import CheckResult
-from localagentbench.records import (
-    QUALITY_NOTE,
-    SUMMARY_VERSION,
-    Summary,
-    TrialRecord,
-    summarise,
-)
+from localagentbench.records import QUALITY_NOTE, SUMMARY_VERSION, Summary, TrialRecord
+from localagentbench.results import summarise
 from localagentbench.stats import clustered_se, composite_score, pass_hat_k, wilson_interval
 
 GOLDEN = Path(__file__).parent / "golden"

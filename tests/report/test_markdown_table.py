@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from localagentbench.report import md_cell, md_table
+from localagentbench.results import md_cell, md_table
 
 
 def test_cells_escape_pipes_backslashes_and_newlines() -> None:

@@ -170,8 +170,8 @@ def test_suspicious_flags_are_listed_on_the_trial_page(hostile_run):
 
 
 def test_report_md_counts_suspicious_trials_per_configuration(hostile_run):
-    from localagentbench.records import summarise
     from localagentbench.report import markdown_report
+    from localagentbench.results import summarise
 
     run = RunDir(hostile_run)
     records = run.records()

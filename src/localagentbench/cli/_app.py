@@ -84,6 +84,11 @@ COMMANDS: dict[str, LazyCommand] = {
         "localagentbench.cli._tables:tables",
         "Regenerate the tables from stored records, running nothing.",
     ),
+    "export": LazyCommand(
+        "localagentbench.cli._export:export_app",
+        "Export stored runs: the trial table (one row per trial, effective verdicts) as CSV "
+        "or Parquet.",
+    ),
     "compare": LazyCommand(
         "localagentbench.cli._compare:compare",
         "Paired per-task comparison of two runs: difference with interval, McNemar, wins/losses.",

@@ -37,6 +37,15 @@ PricesOpt = Annotated[
         show_default=False,
     ),
 ]
+RegradeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--regrade",
+        metavar="STAMP",
+        help="Verdicts of this regrade (default: each run's latest; none: as the run graded).",
+        show_default=False,
+    ),
+]
 
 
 def tasks_dir(value: Path | None) -> Path:

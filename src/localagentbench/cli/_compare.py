@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from localagentbench.records import Comparison, compare_records, load_run, pick_config
+from localagentbench.results import Comparison, compare_records, load_run, pick_config
 
 __all__ = ["Comparison", "compare", "compare_records"]
 
@@ -90,8 +90,8 @@ def compare(
       localagentbench compare --base runs/main --other runs/branch
       localagentbench compare --base runs/a --other runs/b --fail-if-worse
     """
-    _, base_records = load_run(base)
-    _, other_records = load_run(other)
+    base_records = load_run(base, judge="none").records()
+    other_records = load_run(other, judge="none").records()
     result = compare_records(
         pick_config(base_records, base_config, "base"),
         pick_config(other_records, other_config, "other"),

@@ -58,7 +58,7 @@ def doctor(
     from localagentbench.agents import agent_statuses
     from localagentbench.gateway import BackendUnavailable, probe
     from localagentbench.gateway.llamacpp import INSTALL_HINT, models_dir, runtime_version
-    from localagentbench.runner._provenance import host_info
+    from localagentbench.runner import host_info
     from localagentbench.sandbox import available_backends
 
     out = console()

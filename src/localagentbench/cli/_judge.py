@@ -154,8 +154,7 @@ def judge_agreement(
       localagentbench judge-agreement runs/20261202-101500-ab12cd --labels labels.csv
       localagentbench judge-agreement runs/20261202-101500-ab12cd --judge STAMP1 --other STAMP2
     """
-    from localagentbench.judge import agreement, latest_stamp, load_verdicts, read_labels
-    from localagentbench.judge._agreement import binary
+    from localagentbench.judge import agreement, binary, latest_stamp, load_verdicts, read_labels
 
     if (labels is None) == (other is None):
         raise ConfigError("give either --labels labels.csv or --other STAMP")

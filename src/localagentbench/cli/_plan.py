@@ -10,9 +10,11 @@ from typing import Annotated, Any
 import typer
 
 from localagentbench.errors import ConfigError
-from localagentbench.records import (
+from localagentbench.results import (
     DEFAULT_ICC,
     Assumptions,
+    DetectPlan,
+    EffectPlan,
     Pilot,
     detect_plan,
     effect_plan,
@@ -129,56 +131,55 @@ def _assumption_line(a: Assumptions) -> str:
     )
 
 
-def _detect_lines(a: Assumptions, plan: dict[str, Any]) -> list[str]:
-    d = plan["design"]
-    low, high = plan["base_rate_interval"]
-    mde = d["mde"]
+def _detect_lines(a: Assumptions, plan: DetectPlan) -> list[str]:
+    d = plan.design
+    low, high = plan.base_rate_interval
+    mde = d.mde
     reach = (
         "not even a rise to 1.000 is detectable"
         if mde is None
         else f"a rise from {a.base_rate:.3f} to {a.base_rate + mde:.3f}"
     )
     lines = [
-        f"{d['tasks']} tasks x {d['repeats']} repeat(s) per configuration: minimum detectable "
+        f"{d.tasks} tasks x {d.repeats} repeat(s) per configuration: minimum detectable "
         f"effect {_mde_text(mde)} ({reach})",
-        f"  effective trials: {d['effective_trials']:.1f} of {d['trials_per_config']} per "
-        "configuration",
+        f"  effective trials: {d.effective_trials:.1f} of {d.trials_per_config} per configuration",
         f"  a rate of {a.base_rate:.3f} measured on them is compatible with about "
         f"{low:.2f}..{high:.2f} (95% Wilson interval)",
-        f"  however many repeats, {d['tasks']} tasks detect no less than "
-        f"{_mde_text(plan['mde_unlimited_repeats'])}",
+        f"  however many repeats, {d.tasks} tasks detect no less than "
+        f"{_mde_text(plan.mde_unlimited_repeats)}",
     ]
-    if d["wall_s"] is not None:
-        lines.append(f"  wall time: about {_duration(d['wall_s'])}")
+    if d.wall_s is not None:
+        lines.append(f"  wall time: about {_duration(d.wall_s)}")
     timed = a.seconds_per_trial is not None
     headers = ["repeats", "trials", "effective", "MDE"] + (["wall time"] if timed else [])
     lines += ["", "over repeats:"]
     lines += _table(
         headers,
         [
-            [str(r["repeats"]), str(r["trials_per_config"]), f"{r['effective_trials']:.1f}"]
-            + [_mde_text(r["mde"])]
-            + ([_duration(r["wall_s"])] if timed else [])
-            for r in plan["by_repeats"]
+            [str(r.repeats), str(r.trials_per_config), f"{r.effective_trials:.1f}"]
+            + [_mde_text(r.mde)]
+            + ([_duration(r.wall_s)] if timed else [])
+            for r in plan.by_repeats
         ],
     )
-    lines += ["", f"over tasks ({d['repeats']} repeat(s)):"]
+    lines += ["", f"over tasks ({d.repeats} repeat(s)):"]
     lines += _table(
         ["tasks", "trials"] + headers[2:],
         [
-            [str(r["tasks"]), str(r["trials_per_config"]), f"{r['effective_trials']:.1f}"]
-            + [_mde_text(r["mde"])]
-            + ([_duration(r["wall_s"])] if timed else [])
-            for r in plan["by_tasks"]
+            [str(r.tasks), str(r.trials_per_config), f"{r.effective_trials:.1f}"]
+            + [_mde_text(r.mde)]
+            + ([_duration(r.wall_s)] if timed else [])
+            for r in plan.by_tasks
         ],
     )
     return lines
 
 
-def _effect_lines(a: Assumptions, effect: float, plan: dict[str, Any]) -> list[str]:
+def _effect_lines(a: Assumptions, effect: float, plan: EffectPlan) -> list[str]:
     timed = a.seconds_per_trial is not None
     configs = len(a.config_lanes)
-    floor = plan["tasks_unlimited_repeats"]
+    floor = plan.tasks_unlimited_repeats
     lines = [
         f"to detect a rise of {effect:.3f} (from {a.base_rate:.3f} to "
         f"{a.base_rate + effect:.3f}), per configuration, {configs} configurations:",
@@ -188,13 +189,13 @@ def _effect_lines(a: Assumptions, effect: float, plan: dict[str, Any]) -> list[s
         headers,
         [
             [
-                str(r["repeats"]),
-                str(r["tasks"]),
-                str(r["trials_per_config"]),
-                str(r["trials_per_config"] * configs),
+                str(r.repeats),
+                str(r.tasks),
+                str(r.trials_per_config),
+                str(r.trials_per_config * configs),
             ]
-            + ([_duration(r["wall_s"])] if timed else [])
-            for r in plan["needed"]
+            + ([_duration(r.wall_s)] if timed else [])
+            for r in plan.needed
         ],
     )
     lines.append(
@@ -208,7 +209,7 @@ def _effect_lines(a: Assumptions, effect: float, plan: dict[str, Any]) -> list[s
         )
     )
     lines.append(
-        f"never fewer than {plan['min_paired_tasks']} tasks: below that `compare` draws no "
+        f"never fewer than {plan.min_paired_tasks} tasks: below that `compare` draws no "
         f"verdict at alpha {a.alpha:g}"
     )
     return lines
@@ -344,14 +345,16 @@ def plan(
         "pilot": None if pilot is None else pilot_payload(pilot),
     }
     if effect is not None:
-        payload |= {"effect": effect, **effect_plan(a, effect, top)}
-        lines = _effect_lines(a, effect, payload)
+        needs = effect_plan(a, effect, top)
+        payload |= {"effect": effect, **needs.payload()}
+        lines = _effect_lines(a, effect, needs)
     else:
         n = tasks if tasks is not None else pilot.tasks if pilot is not None else None
         if n is None:
             raise ConfigError("give --tasks N (and --repeats R), --effect D, or --from RUN")
-        payload |= detect_plan(a, n, reps, top)
-        lines = _detect_lines(a, payload)
+        detects = detect_plan(a, n, reps, top)
+        payload |= detects.payload()
+        lines = _detect_lines(a, detects)
         lines.insert(1, "  " + PAIRING_NOTE)
     if as_json:
         typer.echo(json.dumps(payload, indent=2))

@@ -30,7 +30,7 @@ def regrade(
 
     Example: localagentbench regrade runs/20261202-101500-ab12cd
     """
-    from localagentbench.runner._regrade import regrade_run
+    from localagentbench.runner import regrade_run
 
     err = err_console()
     result = regrade_run(run, tasks, task or [], notify=lambda line: err.print(line, markup=False))

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from localagentbench.cli._common import PricesOpt, err_console, writable_folder
+from localagentbench.cli._common import PricesOpt, RegradeOpt, err_console, writable_folder
 from localagentbench.report import build_site, load_run, promote, update_results
 
 leaderboard_app = typer.Typer(
@@ -51,13 +51,16 @@ def report(
         ),
     ] = None,
     prices: PricesOpt = None,
+    regrade: RegradeOpt = None,
 ) -> None:
     """Write report.md and an offline static site (index.html, a page per trial, assets/).
 
     Nothing in the site loads from the network: open index.html from disk or
     publish the folder as-is. Several runs are merged into one leaderboard. The
     quality column comes from a judge session (--judge STAMP, default the latest);
-    without one the composite says "without quality".
+    without one the composite says "without quality". A regraded run shows its
+    latest regrade's verdicts (--regrade STAMP for another, --regrade none for the
+    verdicts as run).
 
     Examples:
       localagentbench report runs/20261202-101500-ab12cd
@@ -65,10 +68,11 @@ def report(
       localagentbench report runs/A --readme README.md
       localagentbench report runs/A --judge 20261203-090000-000000
       localagentbench report runs/A --prices prices.yaml
+      localagentbench report runs/A --regrade none
     """
     target = out if out is not None else (runs[0] / "site" if len(runs) == 1 else Path("site"))
     writable_folder(target, "--out")
-    loaded = [load_run(path, judge, prices) for path in runs]
+    loaded = [load_run(path, judge, prices, regrade=regrade) for path in runs]
     result = build_site(loaded, target)
     if readme is not None:
         source = ", ".join(f"run {run.summary.run_id}" for run in loaded)

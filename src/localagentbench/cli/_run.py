@@ -21,7 +21,8 @@ from localagentbench.cli._common import (
     writable_folder,
 )
 from localagentbench.errors import ConfigError
-from localagentbench.records import PRICES_FILE, RunDir, Summary, load_prices
+from localagentbench.records import RunDir, Summary
+from localagentbench.results import PRICES_FILE, keep_figures, load_prices
 from localagentbench.runner import Configuration, RunOptions, configuration_from_cli, load_matrix
 
 TERMINAL_COLUMNS = (
@@ -38,9 +39,9 @@ TERMINAL_COLUMNS = (
 def _print_summary(summary: Summary) -> None:
     from rich.table import Table
 
-    from localagentbench.report import leaderboard_rows
+    from localagentbench.results import cells, entries_of
 
-    rows = leaderboard_rows(summary)
+    rows = [cells(e) for e in entries_of(summary)]
     if not rows:
         return
     columns = [c for c in TERMINAL_COLUMNS if c in rows[0]]
@@ -350,6 +351,7 @@ def run(
     if price_file is not None:  # the run keeps the prices its report and tables use
         kept = result.run_dir.path / PRICES_FILE
         atomic_write_text(kept, price_file.read_text(encoding="utf-8"))
+    keep_figures(result.run_dir.path)  # `tables` and report.md then read no row
     _print_summary(result.summary)
     if judge is not None:
         from localagentbench.judge import JudgeOptions, judge_runs
@@ -392,7 +394,7 @@ def run(
 def _check_plan(options: RunOptions, effect: float) -> None:
     """`--plan-check D`: can the selected tasks x repeats detect D? Warn plainly if not."""
     from localagentbench.cli._plan import check_open_unit
-    from localagentbench.records import plan_check
+    from localagentbench.results import plan_check
     from localagentbench.tasks import load_tasks
 
     check_open_unit(effect, "--plan-check", "0.2")

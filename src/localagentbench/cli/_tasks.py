@@ -109,7 +109,7 @@ def _listing_rows(root: Path, select: list[str]) -> tuple[list[dict[str, Any]], 
     the folder) is unchanged, without loading a task (see `tasks._listing`); a selection,
     a folder with problems and one whose tasks use paths outside it are loaded each time.
     """
-    from localagentbench.tasks._listing import listing_stamp, read_listing, save_listing
+    from localagentbench.tasks import listing_stamp, read_listing, save_listing
 
     stamp = None if select else listing_stamp(root)
     if stamp is not None and (cached := read_listing(root, stamp[0])) is not None:

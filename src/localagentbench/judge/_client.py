@@ -26,9 +26,9 @@ from localagentbench.gateway import (
     ChatRequest,
     GatewayError,
     Message,
+    Reply,
     make_backend,
 )
-from localagentbench.gateway._canonical import Reply
 
 __all__ = ["JudgeClient", "JudgeUnavailable"]
 

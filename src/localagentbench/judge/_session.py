@@ -30,18 +30,22 @@ from localagentbench.judge._prompt import (
     parse_reply,
     quality_messages,
 )
-from localagentbench.judge._store import (
-    Exchange,
+from localagentbench.records import (
+    Incident,
     JudgeIdentity,
     JudgeSession,
     PairVerdict,
-    Verdict,
-    new_stamp,
-    write_pair,
-    write_session,
-    write_verdict,
+    RunDir,
+    TrialRecord,
+    utc_now,
 )
-from localagentbench.records import Incident, RunDir, TrialRecord, summarise, utc_now
+from localagentbench.records import JudgeExchange as Exchange
+from localagentbench.records import JudgeVerdict as Verdict
+from localagentbench.records import new_judge_stamp as new_stamp
+from localagentbench.records import write_judge_pair as write_pair
+from localagentbench.records import write_judge_session as write_session
+from localagentbench.records import write_judge_verdict as write_verdict
+from localagentbench.results import summarise
 from localagentbench.stats import bradley_terry, cohens_kappa, win_rate
 
 __all__ = ["JudgeOptions", "judge_runs"]

@@ -1,8 +1,28 @@
-"""Stage 6: typed, versioned records written atomically; the run directory; the summary."""
+"""The on-disk contract: typed, versioned records written atomically, the run directory,
+its trial index and rows, and the schema of ``summary.json``.
 
-from localagentbench.records._audit import ToolUse, TrialAudit, tool_class, trial_audit
-from localagentbench.records._compare import Comparison, compare, compare_records, pick_config
+What is computed from records (summaries, spend, audits, comparisons, plans) is
+`localagentbench.results`; nothing here reads a figure back.
+"""
+
 from localagentbench.records._index import INDEX_NAME, RecordKey, TrialIndex, record_key
+from localagentbench.records._judged import Exchange as JudgeExchange
+from localagentbench.records._judged import (
+    JudgeIdentity,
+    JudgeSession,
+    PairVerdict,
+)
+from localagentbench.records._judged import Verdict as JudgeVerdict
+from localagentbench.records._judged import latest_stamp as latest_judge_stamp
+from localagentbench.records._judged import load_pairs as load_judge_pairs
+from localagentbench.records._judged import load_session as load_judge_session
+from localagentbench.records._judged import load_verdicts as load_judge_verdicts
+from localagentbench.records._judged import new_stamp as new_judge_stamp
+from localagentbench.records._judged import read_exchanges as read_judge_exchanges
+from localagentbench.records._judged import stamps as judge_stamps
+from localagentbench.records._judged import write_pair as write_judge_pair
+from localagentbench.records._judged import write_session as write_judge_session
+from localagentbench.records._judged import write_verdict as write_judge_verdict
 from localagentbench.records._models import (
     RECORD_VERSION,
     ConfigurationInfo,
@@ -15,38 +35,14 @@ from localagentbench.records._models import (
     UnrunnableTask,
 )
 from localagentbench.records._parts import CapKind, CapStop, WorkspaceUse
-from localagentbench.records._pilot import (
-    Pilot,
-    estimate_wall_s,
-    load_pilot,
-    pilot_estimates,
-    trial_seconds,
+from localagentbench.records._regrades import (
+    RegradeFile,
+    RegradeVerdict,
+    read_regrade,
+    regrade_stamps,
 )
-from localagentbench.records._plan import (
-    DEFAULT_ICC,
-    Assumptions,
-    Row,
-    detect_plan,
-    effect_plan,
-    pilot_payload,
-    plan_assumptions,
-    plan_check,
-)
-from localagentbench.records._prices import PRICES_FILE, Price, PriceTable, find_prices, load_prices
-from localagentbench.records._read import load_rows, load_run, load_runs
 from localagentbench.records._rows import ROW_VERSION, GatewayRow, TrialRow, as_rows, trial_row
 from localagentbench.records._rundir import RunDir, RunDirFull, new_run_id, utc_now
-from localagentbench.records._spend import (
-    BOOTSTRAP_RESAMPLES,
-    BOOTSTRAP_SEED,
-    ConfigSpend,
-    TrialCost,
-    config_spend,
-    frontier,
-    spend_by_config,
-    spend_columns,
-    trial_cost,
-)
 from localagentbench.records._summary import (
     QUALITY_NOTE,
     SUMMARY_VERSION,
@@ -55,54 +51,31 @@ from localagentbench.records._summary import (
     ConfigSummary,
     Rate,
     Summary,
-    summarise,
 )
 
 __all__ = [
-    "DEFAULT_ICC",
     "INDEX_NAME",
-    "RecordKey",
-    "TrialIndex",
-    "record_key",
-    "ROW_VERSION",
-    "GatewayRow",
-    "TrialRow",
-    "as_rows",
-    "load_rows",
-    "trial_row",
-    "BOOTSTRAP_RESAMPLES",
-    "BOOTSTRAP_SEED",
-    "PRICES_FILE",
-    "ConfigSpend",
-    "Price",
-    "PriceTable",
-    "ToolUse",
-    "TrialAudit",
-    "TrialCost",
-    "config_spend",
-    "find_prices",
-    "frontier",
-    "load_prices",
-    "spend_by_config",
-    "spend_columns",
-    "tool_class",
-    "trial_audit",
-    "trial_cost",
     "QUALITY_NOTE",
     "RECORD_VERSION",
+    "ROW_VERSION",
     "SUMMARY_VERSION",
-    "Assumptions",
     "CapKind",
     "CapStop",
     "CellSummary",
-    "Comparison",
     "Composite",
     "ConfigSummary",
     "ConfigurationInfo",
+    "GatewayRow",
     "Incident",
-    "Pilot",
+    "JudgeExchange",
+    "JudgeIdentity",
+    "JudgeSession",
+    "JudgeVerdict",
+    "PairVerdict",
     "Rate",
-    "Row",
+    "RecordKey",
+    "RegradeFile",
+    "RegradeVerdict",
     "RunDir",
     "RunDirFull",
     "RunInfo",
@@ -110,24 +83,26 @@ __all__ = [
     "Summary",
     "TaskProvenance",
     "Tokens",
+    "TrialIndex",
     "TrialRecord",
+    "TrialRow",
     "UnrunnableTask",
     "WorkspaceUse",
-    "compare",
-    "compare_records",
-    "detect_plan",
-    "effect_plan",
-    "estimate_wall_s",
-    "load_pilot",
-    "load_run",
-    "load_runs",
+    "as_rows",
+    "judge_stamps",
+    "latest_judge_stamp",
+    "load_judge_pairs",
+    "load_judge_session",
+    "load_judge_verdicts",
+    "new_judge_stamp",
     "new_run_id",
-    "pick_config",
-    "pilot_estimates",
-    "pilot_payload",
-    "plan_assumptions",
-    "plan_check",
-    "summarise",
-    "trial_seconds",
+    "read_judge_exchanges",
+    "read_regrade",
+    "record_key",
+    "regrade_stamps",
+    "trial_row",
     "utc_now",
+    "write_judge_pair",
+    "write_judge_session",
+    "write_judge_verdict",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import hashlib
 import json
 import os
 import secrets
@@ -16,10 +17,10 @@ from pydantic import ValidationError
 
 from localagentbench._io import append_jsonl, atomic_write_text, no_space
 from localagentbench.errors import RunDirError
-from localagentbench.records._index import RecordKey, TrialIndex, record_key
+from localagentbench.records._index import INDEX_NAME, RecordKey, TrialIndex, record_key
 from localagentbench.records._migrations import NewerVersionError, upgrade
 from localagentbench.records._models import RECORD_VERSION, Incident, RunInfo, TrialRecord
-from localagentbench.records._rows import TrialRow, trial_row
+from localagentbench.records._rows import ROW_VERSION, TrialRow, trial_row
 from localagentbench.records._summary import Summary
 
 __all__ = ["RunDir", "RunDirFull", "new_run_id", "utc_now"]
@@ -210,6 +211,23 @@ class RunDir:
                 fresh.append(live[-1])
         index.keep(read, live, fresh)
         return [row for _, row in live]
+
+    def fingerprint(self) -> tuple[str, int]:
+        """(digest, trial folders): a digest of the trial folders' names and the trial
+        index's key (inode, size, modification and change times), opening no record.
+
+        Every write through `write_record` appends to the index (a replaced record first
+        voids its row there), `rows()` appends what it had to read from records, and a
+        copied folder has a new inode, so the digest changes whenever the rows would; a
+        record.json edited in place by hand, past the harness, is not seen until the next
+        write. Figures cached under it (`results._cache`) are the rows' figures."""
+        names = sorted(os.listdir(self.trials)) if self.trials.is_dir() else []
+        try:
+            index: RecordKey | None = record_key(os.stat(self.path / INDEX_NAME))
+        except FileNotFoundError:
+            index = None
+        state = json.dumps([ROW_VERSION, index, names]).encode()
+        return hashlib.sha256(state).hexdigest(), len(names)
 
     def discard_partial(self, trial_id: str) -> Path | None:
         """Move a trial folder without a record (an interrupted trial) aside; return where."""

@@ -5,33 +5,31 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
 from localagentbench.errors import RunDirError
-from localagentbench.judge import Verdict, judge_scores, latest_stamp, load_verdicts
-from localagentbench.records import (
+from localagentbench.judge import Verdict, latest_stamp, load_verdicts
+from localagentbench.records import Incident, RunDir, RunInfo, Summary, TrialRecord
+from localagentbench.results import (
     ConfigSpend,
-    Incident,
+    Entry,
     PriceTable,
-    RunDir,
-    RunInfo,
-    Summary,
-    TrialRecord,
-    TrialRow,
-    as_rows,
+    entries_of,
+    figures,
     find_prices,
-    spend_by_config,
-    summarise,
+    label_entries,
+    sort_entries,
 )
-from localagentbench.report._entries import Entry, leaderboard_entries, task_spreads
+from localagentbench.results import load_run as load_results
 
-__all__ = ["ReportRun", "Snapshot", "label_entries", "load_run", "load_snapshot", "safe_name"]
+__all__ = ["ReportRun", "Snapshot", "load_run", "load_snapshot", "run_entries", "safe_name"]
 
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2
+"""2: entries are `results.Entry` (a configuration summary); a version 1 snapshot's flat
+entries are read into that shape by `Entry`'s validator."""
 
 
 def safe_name(text: str) -> str:
@@ -78,71 +76,38 @@ class ReportRun:
         return None if self.path is None else RunDir(self.path).trial(record.trial_id)
 
 
-def _summary(run_dir: RunDir, info: RunInfo, records: list[TrialRow]) -> Summary:
-    """summary.json when it reads with this harness's Summary, else recomputed (pure function)."""
-    if run_dir.summary_json.is_file():
-        try:
-            return Summary.model_validate_json(run_dir.summary_json.read_text())
-        except ValidationError:
-            pass
-    return summarise(info.run_id, records, generated_at=info.created_at)
-
-
-def _versions(info: RunInfo) -> dict[str, str | None]:
-    return {c.id: c.agent_version for c in info.configurations}
-
-
-def _spreads(records: list[TrialRow]) -> dict[str, dict[str, float]]:
-    by_config: dict[str, list[TrialRow]] = defaultdict(list)
-    for r in records:
-        by_config[r.config_id].append(r)
-    return {config_id: task_spreads(group) for config_id, group in sorted(by_config.items())}
-
-
 def load_run(
-    path: Path, judge: str | None = None, prices: Path | None = None, *, pages: bool = True
+    path: Path,
+    judge: str | None = None,
+    prices: Path | None = None,
+    *,
+    pages: bool = True,
+    regrade: str | None = None,
 ) -> ReportRun:
-    """Read a run directory (run.json, records, summary, incidents) with the verdicts of
-    judge stamp ``judge`` (default: the latest; "none": no judge) as the quality part, and
-    price it with ``prices`` (a prices.yaml), else with the run's own copy, else not at all.
+    """Read a run directory through `results.load_run`: its trials with the verdicts of
+    regrade ``regrade`` (default: the latest; "none": as run), the scores of judge stamp
+    ``judge`` (default: the latest; "none": no judge) as the quality part, priced with
+    ``prices`` (a prices.yaml), else with the run's own copy, else not at all.
 
-    Every figure comes from the records' rows (`records.TrialRow`); ``pages=False`` reads
-    those through the run's index and keeps no full record (``records`` stays empty: enough
-    for report.md, not for trial pages)."""
-    run_dir = RunDir(path)
-    info = run_dir.read_info()
-    records = run_dir.records() if pages else []
-    rows = as_rows(records) if pages else run_dir.rows()
-    summary = _summary(run_dir, info, rows)
-    judged = judge_scores([path], judge)
-    stamp = None if judged.label is None else (judge or latest_stamp(path))
-    if judged.label is not None:
-        summary = summarise(
-            info.run_id,
-            rows,
-            generated_at=summary.generated_at,
-            unrunnable=info.unrunnable,
-            quality=judged.scores,
-            judge=judged.label,
-        )
+    Every figure comes from the trials' rows (`records.TrialRow`); ``pages=False`` keeps no
+    full record (``records`` stays empty: enough for report.md, not for trial pages)."""
+    run = load_results(path, judge, regrade)
     table = find_prices(path, prices)
-    spend = spend_by_config(rows, table)
-    entries = leaderboard_entries(summary, rows, _versions(info))
-    for entry in entries:
-        spent = spend.get(entry.config_id)
-        if spent is not None and spent.cost_state == "priced" and spent.currency == "USD":
-            entry.cost_usd = spent.cost_total
+    kept = figures(run, table)
+    summary, spend = kept.summary, kept.spend
+    versions = {c.id: c.agent_version for c in run.info.configurations}
+    stamp = None if run.judge.label is None else (judge or latest_stamp(path))
     return ReportRun(
-        judge=judged.label,
-        consistency=judged.consistency.get(info.run_id),
-        pairwise=judged.pairwise.get(info.run_id, {}),
+        judge=run.judge.label,
+        consistency=run.judge.consistency.get(run.run_id),
+        pairwise=run.judge.pairwise.get(run.run_id, {}),
         verdicts=load_verdicts(path, stamp) if stamp else {},
-        info=info,
+        info=run.info,
         summary=summary,
-        entries=entries,
-        spreads=_spreads(rows),
-        incidents=run_dir.incidents(),
-        records=records,
+        entries=entries_of(summary, versions, spend),
+        spreads=kept.spreads,
+        incidents=run.incidents(),
+        records=run.records() if pages else [],
         path=path,
         prices=table,
         spend=spend,
@@ -181,12 +146,6 @@ def load_snapshot(folder: Path) -> ReportRun:
     )
 
 
-def label_entries(runs: list[ReportRun]) -> list[Entry]:
-    """All runs' entries; a configuration id seen in two runs is labelled ``id @ run``."""
-    entries = [e for run in runs for e in run.entries]
-    seen: dict[str, int] = defaultdict(int)
-    for e in entries:
-        seen[e.config_id] += 1
-    for e in entries:
-        e.label = e.config_id if seen[e.config_id] == 1 else f"{e.config_id} @ {e.run_id}"
-    return entries
+def run_entries(runs: list[ReportRun]) -> list[Entry]:
+    """All runs' entries with their one label (`results.label_entries`), best first."""
+    return sort_entries(label_entries(e for run in runs for e in run.entries))

@@ -11,68 +11,24 @@ from collections.abc import Iterable, Sequence
 
 from localagentbench.judge import pairwise_text
 from localagentbench.records import Incident, RunInfo, Summary, TrialRecord
-from localagentbench.report._entries import Entry, leaderboard_entries
-from localagentbench.report._format import (
+from localagentbench.report._load import ReportRun, run_entries
+from localagentbench.report._matrix import matrix_rows
+from localagentbench.results import (
+    BOOTSTRAP_NOTE,
     SUSPICIOUS_NOTE,
-    entry_row,
+    Entry,
+    cells,
+    entries_of,
+    md_cell,
+    md_table,
+    price_note,
+    provenance_lines,
+    spend_rows,
     suspicious_lines,
     task_set_note,
 )
-from localagentbench.report._load import ReportRun, label_entries
-from localagentbench.report._matrix import matrix_rows
-from localagentbench.report._spend import BOOTSTRAP_NOTE, price_note, spend_rows
 
-__all__ = ["leaderboard_rows", "markdown_for", "markdown_report", "md_cell", "md_table"]
-
-
-def md_cell(text: str) -> str:
-    """`text` safe in a Markdown table cell: pipes and backslashes escaped, newlines flattened."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
-
-
-def leaderboard_rows(summary: Summary, records: Iterable[TrialRecord] = ()) -> list[dict[str, str]]:
-    """One row per configuration, best success rate first (ties by id)."""
-    return [entry_row(e) for e in leaderboard_entries(summary, records)]
-
-
-def md_table(rows: Sequence[dict[str, str]]) -> list[str]:
-    """A Markdown table of `rows`: the one table layout of report.md and `tables --format md`.
-
-    Columns are every row's keys in first-seen order (rows with different pass@k keep their own
-    column); a row without a column leaves its cell empty.
-    """
-    if not rows:
-        return ["(no trials)"]
-    headers = list(dict.fromkeys(key for row in rows for key in row))
-    lines = [
-        "| " + " | ".join(md_cell(h) for h in headers) + " |",
-        "|" + "|".join(" --- " for _ in headers) + "|",
-    ]
-    lines += ["| " + " | ".join(md_cell(row.get(h, "")) for h in headers) + " |" for row in rows]
-    return lines
-
-
-def _provenance(run: ReportRun) -> list[str]:
-    info = run.info
-    harness = info.harness
-    host = info.host
-    lines = [
-        f"- run {md_cell(info.run_id)}, created {info.created_at}",
-        f"- harness: {harness.get('version')} (commit {harness.get('git_commit') or 'unknown'}"
-        + (", dirty tree" if harness.get("git_dirty") else "")
-        + ")",
-        f"- host: {host.get('os')}, {host.get('cpu')} x{host.get('cpu_count')}, "
-        f"Python {host.get('python')}",
-        f"- isolation: {info.isolation}",
-        f"- repeats: {info.repeats}; tasks: {len(info.tasks)}; concurrency: {info.concurrency}",
-    ]
-    for config in info.configurations:
-        version = f" {md_cell(config.agent_version)}" if config.agent_version else ""
-        lines.append(
-            f"- {md_cell(config.id)}: agent {md_cell(config.agent)}{version}, "
-            f"model {md_cell(config.model or '-')}"
-        )
-    return lines
+__all__ = ["markdown_for", "markdown_report"]
 
 
 def _unrunnable(runs: Sequence[ReportRun]) -> list[str]:
@@ -140,8 +96,7 @@ def spend_section(runs: Sequence[ReportRun], entries: Sequence[Entry]) -> list[s
 
 def markdown_for(runs: Sequence[ReportRun]) -> str:
     """The Markdown report of one run or several merged."""
-    entries = label_entries(list(runs))
-    entries.sort(key=lambda e: (-(e.success.value or 0.0), e.label))
+    entries = run_entries(list(runs))
     trials = sum(r.summary.trials for r in runs)
     infra = sum(r.summary.infra_errors for r in runs)
     title = (
@@ -160,7 +115,7 @@ def markdown_for(runs: Sequence[ReportRun]) -> str:
         "",
         "## Leaderboard",
         "",
-        *md_table([entry_row(e) for e in entries]),
+        *md_table([cells(e) for e in entries]),
         "",
         *_judge_lines(runs),
         "## Tasks x configurations (successes / scored trials)",
@@ -168,9 +123,9 @@ def markdown_for(runs: Sequence[ReportRun]) -> str:
     ]
     columns, rows = matrix_rows(runs, entries)
     matrix = []
-    for task_id, cells in rows:
+    for task_id, row_cells in rows:
         row = {"task": task_id}
-        for label, cell in zip(columns, cells, strict=True):
+        for label, cell in zip(columns, row_cells, strict=True):
             row[label] = "-" if cell is None else f"{cell.successes}/{cell.trials}"
         matrix.append(row)
     lines += md_table(matrix)
@@ -182,7 +137,7 @@ def markdown_for(runs: Sequence[ReportRun]) -> str:
     lines += _unrunnable(runs)
     lines += ["", "## Provenance", ""]
     for run in runs:
-        lines += _provenance(run)
+        lines += provenance_lines(run.info)
     incidents: list[Incident] = [i for run in runs for i in run.incidents]
     lines += ["", "## Incidents", ""]
     if not incidents:
@@ -204,9 +159,7 @@ def markdown_report(
     run = ReportRun(
         info=info,
         summary=summary,
-        entries=leaderboard_entries(
-            summary, records, {c.id: c.agent_version for c in info.configurations}
-        ),
+        entries=entries_of(summary, {c.id: c.agent_version for c in info.configurations}),
         spreads={},
         incidents=list(incidents),
         records=records,

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from localagentbench.records import TrialRecord
-from localagentbench.report._entries import Entry
 from localagentbench.report._load import ReportRun, safe_name
+from localagentbench.results import Entry
 
 __all__ = ["Cell", "TrialLink", "matrix_rows", "trial_href"]
 

@@ -37,21 +37,24 @@ from localagentbench.errors import LabError, RunDirError
 from localagentbench.judge import pairwise_text
 from localagentbench.records import TrialRecord
 from localagentbench.report import _trialpage
-from localagentbench.report._entries import Entry, sort_entries
-from localagentbench.report._format import (
+from localagentbench.report._load import ReportRun, run_entries
+from localagentbench.report._markdown import markdown_for
+from localagentbench.report._matrix import matrix_rows, trial_href
+from localagentbench.report._spend import frontier_plots
+from localagentbench.report._svg import Bar, Point, interval_chart, scatter, spread_chart
+from localagentbench.report._trialpage import TEXT_CAP, trial_page
+from localagentbench.results import (
+    BOOTSTRAP_NOTE,
     SUSPICIOUS_NOTE,
-    entry_row,
+    Entry,
+    cells,
     num,
     pct,
+    price_note,
+    spend_rows,
     suspicious_lines,
     tokens,
 )
-from localagentbench.report._load import ReportRun, label_entries
-from localagentbench.report._markdown import markdown_for
-from localagentbench.report._matrix import matrix_rows, trial_href
-from localagentbench.report._spend import BOOTSTRAP_NOTE, frontier_plots, price_note, spend_rows
-from localagentbench.report._svg import Bar, Point, interval_chart, scatter, spread_chart
-from localagentbench.report._trialpage import TEXT_CAP, trial_page
 from localagentbench.tasks import load_suite
 
 if TYPE_CHECKING:  # Jinja loads when a site is built, not when the CLI starts
@@ -108,14 +111,14 @@ def _cell_colour(fraction: float | None) -> str:
 
 def _plots(entries: Sequence[Entry], runs: Sequence[ReportRun]) -> dict[str, Any]:
     bars = [
-        Bar(e.label, e.success.value or 0.0, e.success.low, e.success.high, f"n={e.trials}")
+        Bar(e.label, e.success_rate or 0.0, e.success.low, e.success.high, f"n={e.trials}")
         for e in entries
         if e.trials
     ]
     composite = [
-        Point(e.label, e.median_wall_s, e.composite)
+        Point(e.label, e.median_wall_s, e.score)
         for e in entries
-        if e.composite is not None and e.median_wall_s is not None
+        if e.score is not None and e.median_wall_s is not None
     ]
     tok = [
         Point(e.label, float(e.tokens), e.correctness_mean)
@@ -159,7 +162,7 @@ def tokens_axis(v: float) -> str:
 
 def _mini_bar(e: Entry) -> tuple[float, float, float] | None:
     """Geometry of the inline error bar in the leaderboard's success cell (0..100 units)."""
-    value = e.success.value
+    value = e.success_rate
     if value is None:
         return None
     return (round(100 * value, 1), round(100 * e.success.low, 1), round(100 * e.success.high, 1))
@@ -168,7 +171,7 @@ def _mini_bar(e: Entry) -> tuple[float, float, float] | None:
 def render_index(
     env: Environment, runs: Sequence[ReportRun], title: str, *, leaderboard: bool = False
 ) -> str:
-    entries = sort_entries(label_entries(list(runs)))
+    entries = run_entries(list(runs))
     columns, rows = matrix_rows(runs, entries)
     matrix = [
         (task, [None if c is None else (c, _cell_colour(c.fraction)) for c in cells])
@@ -189,7 +192,7 @@ def render_index(
         leaderboard=leaderboard,
         generated_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         runs=runs,
-        board=[(e, entry_row(e), _mini_bar(e)) for e in entries],
+        board=[(e, cells(e), _mini_bar(e)) for e in entries],
         columns=columns,
         matrix=matrix,
         plots=plots,

@@ -15,15 +15,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from localagentbench.records import (
-    PriceTable,
-    TrialAudit,
-    TrialCost,
-    TrialRecord,
-    trial_audit,
-    trial_cost,
-)
+from localagentbench.records import TrialRecord
 from localagentbench.report._diff import colour_diff, read_capped
+from localagentbench.results import PriceTable, TrialAudit, TrialCost, trial_audit, trial_cost
 
 __all__ = ["GatewayRow", "TextFile", "TrialPage", "trial_page"]
 

@@ -11,6 +11,7 @@ from localagentbench.runner._executor import Executor, LocalExecutor
 from localagentbench.runner._lanes import LaneClosed, LaneGate, LaneView
 from localagentbench.runner._pipeline import GradeShared, grade_trial
 from localagentbench.runner._progress import ProgressSink, RichProgress, SilentProgress
+from localagentbench.runner._provenance import host_info
 from localagentbench.runner._regrade import (
     VERDICT_FIELDS,
     RegradeResult,
@@ -30,6 +31,7 @@ from localagentbench.runner._verify import describe_failure, verify_problems
 from localagentbench.runner._watch import TrialWatch
 
 __all__ = [
+    "host_info",
     "Configuration",
     "VERDICT_FIELDS",
     "Executor",

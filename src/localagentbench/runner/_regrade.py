@@ -19,7 +19,8 @@ from typing import Any
 from localagentbench._io import atomic_write_text
 from localagentbench.errors import AgentFault, RunDirError
 from localagentbench.grading import GoBuildSeeds, PristineBaseline, Verdict, suspicious_patch
-from localagentbench.records import Incident, RunDir, TrialRecord, summarise, utc_now
+from localagentbench.records import Incident, RunDir, TrialRecord, utc_now
+from localagentbench.results import summarise
 from localagentbench.runner._baseline_cache import BaselineCache
 from localagentbench.runner._pipeline import GradeShared, fault_verdict, grade_trial
 from localagentbench.sandbox import Sandbox, select

@@ -26,9 +26,9 @@ from localagentbench.records import (
     TrialRecord,
     UnrunnableTask,
     new_run_id,
-    summarise,
     utc_now,
 )
+from localagentbench.results import summarise
 from localagentbench.runner._baseline_cache import BaselineCache
 from localagentbench.runner._budget import DiskAlarm
 from localagentbench.runner._config import Configuration, with_model

@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the names __getattr__ loads on first use
         task_digest,
     )
     from localagentbench.tasks._contain import Escape, escaped_material, material_root
+    from localagentbench.tasks._listing import listing_stamp, read_listing, save_listing
     from localagentbench.tasks._load import (
         Problem,
         SuiteLoad,
@@ -52,13 +53,16 @@ _LAZY = {
             "calibrate",
             "calibration_paths",
             "flagged_task_keys",
+            "listing_stamp",
             "load_calibration",
             "save_calibration",
+            "save_listing",
             "task_digest",
         ),
         "_calibration",
     ),
     **dict.fromkeys(("Escape", "escaped_material", "material_root"), "_contain"),
+    **dict.fromkeys(("listing_stamp", "read_listing", "save_listing"), "_listing"),
     **dict.fromkeys(
         ("Problem", "SuiteLoad", "find_task_files", "load_suite", "load_tasks"), "_load"
     ),
@@ -106,10 +110,13 @@ __all__ = [
     "escaped_material",
     "find_task_files",
     "flagged_task_keys",
+    "listing_stamp",
     "load_calibration",
     "load_suite",
     "load_tasks",
     "material_root",
+    "read_listing",
     "save_calibration",
+    "save_listing",
     "task_digest",
 ]

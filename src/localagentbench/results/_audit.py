@@ -13,8 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from localagentbench.records._models import TrialRecord
-from localagentbench.records._rows import TrialRow
+from localagentbench.records import TrialRecord, TrialRow
 
 __all__ = [
     "COMMON_TOOLS",

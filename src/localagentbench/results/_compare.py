@@ -8,7 +8,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 
 from localagentbench.errors import ConfigError
-from localagentbench.records._models import TrialRecord
+from localagentbench.records import TrialRecord
 from localagentbench.stats import mcnemar_exact, min_paired_tasks, paired_interval
 
 __all__ = ["Comparison", "compare", "compare_records", "pick_config"]

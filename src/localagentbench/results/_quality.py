@@ -6,7 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from localagentbench.errors import RunDirError
-from localagentbench.judge._store import latest_stamp, load_session, load_verdicts, stamps
+from localagentbench.records import judge_stamps as stamps
+from localagentbench.records import latest_judge_stamp as latest_stamp
+from localagentbench.records import load_judge_session as load_session
+from localagentbench.records import load_judge_verdicts as load_verdicts
 
 __all__ = ["JudgeScores", "judge_scores", "pairwise_text"]
 

@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from localagentbench.errors import RunDirError
-from localagentbench.records._models import RunInfo, TrialRecord
-from localagentbench.records._read import load_run
-from localagentbench.records._rundir import RunDir
+from localagentbench.records import RunInfo, TrialRecord
+from localagentbench.results._load import load_run
 from localagentbench.stats import (
     fraction_interval,
     intra_task_correlation,
@@ -72,8 +71,8 @@ def load_pilot(paths: Iterable[Path], config: str | None = None) -> Pilot:
     run or holds nothing to estimate from."""
     runs: list[tuple[RunInfo, list[TrialRecord]]] = []
     for path in paths:
-        _, records = load_run(path)
-        runs.append((RunDir(path).read_info(), records))
+        run = load_run(path, judge="none")
+        runs.append((run.info, run.records()))
     return pilot_estimates(runs, config)
 
 

@@ -16,10 +16,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from localagentbench.records._audit import TrialAudit, trial_audit
-from localagentbench.records._models import TrialRecord
-from localagentbench.records._prices import Price, PriceTable
-from localagentbench.records._rows import TrialRow, as_rows
+from localagentbench.records import TrialRecord, TrialRow, as_rows
+from localagentbench.results._audit import TrialAudit, trial_audit
+from localagentbench.results._prices import Price, PriceTable
 from localagentbench.stats import PerSuccess, non_dominated, per_success, token_cost
 
 __all__ = [
@@ -112,47 +111,36 @@ class ConfigSpend:
     prompt_median: float | None
     """Median over trials of each trial's median main-loop prompt."""
     correctness: float | None
-    audits: list[TrialAudit] = field(default_factory=list)
-    """One per scored trial, in record order."""
-
-    @property
-    def observable(self) -> int:
-        """Trials whose tool use the gateway could see."""
-        return sum(a.observable for a in self.audits)
-
-    @property
-    def web_trials(self) -> int:
-        """Observable trials with at least one web search or URL fetch call."""
-        return sum(a.observable and a.web_calls > 0 for a in self.audits)
-
-    @property
-    def web_calls(self) -> int:
-        return sum(a.web_calls for a in self.audits)
+    audited: int = 0
+    """Scored trials whose tool use was audited (`trial_audit`)."""
+    observable: int = 0
+    """Trials whose tool use the gateway could see."""
+    web_trials: int = 0
+    """Observable trials with at least one web search or URL fetch call."""
+    web_calls: int = 0
+    class_calls: dict[str, int] = field(default_factory=dict)
+    """Tool calls by class, summed over the trials."""
+    unknown: list[str] = field(default_factory=list)
+    """Tool names in no class table, verbatim."""
+    network_attempts: int | None = None
+    """Blocked network attempts summed over the trials that report them; None: none do."""
 
     def calls_by_class(self) -> dict[str, int]:
-        totals: Counter[str] = Counter()
-        for a in self.audits:
-            totals.update(a.calls_by_class())
-        return dict(sorted(totals.items()))
+        return dict(self.class_calls)
 
     def unknown_tools(self) -> list[str]:
         """Tool names in no class table, verbatim."""
-        return sorted({t.name for a in self.audits for t in a.tools if not t.known})
-
-    @property
-    def network_attempts(self) -> int | None:
-        known = [a.network_attempts for a in self.audits if a.network_attempts is not None]
-        return sum(known) if known else None
+        return list(self.unknown)
 
     def tool_use_text(self) -> str:
         """The audit in one cell: web use among observable trials, or why it is unknown."""
-        if not self.audits:
+        if not self.audited:
             return "n/a"
         if not self.observable:
             return "tool use not observable"
         text = f"web {self.web_trials}/{self.observable} trials, {self.web_calls} calls"
-        if self.observable < len(self.audits):
-            text += f" ({len(self.audits) - self.observable} not observable)"
+        if self.observable < self.audited:
+            text += f" ({self.audited - self.observable} not observable)"
         return text
 
 
@@ -218,8 +206,26 @@ def config_spend(
         prompt_max=max(prompt_max) if prompt_max else None,
         prompt_median=statistics.median(prompt_mid) if prompt_mid else None,
         correctness=statistics.fmean(r.correctness for r in scored) if scored else None,
-        audits=[trial_audit(r) for r in scored],
+        **_audit_totals([trial_audit(r) for r in scored]),
     )
+
+
+def _audit_totals(audits: list[TrialAudit]) -> dict[str, Any]:
+    """The tool-use audit of a configuration's trials, summed (the spend keeps no
+    per-trial audit: a large run's spending stays small)."""
+    totals: Counter[str] = Counter()
+    for a in audits:
+        totals.update(a.calls_by_class())
+    attempts = [a.network_attempts for a in audits if a.network_attempts is not None]
+    return {
+        "audited": len(audits),
+        "observable": sum(bool(a.observable) for a in audits),
+        "web_trials": sum(bool(a.observable and a.web_calls > 0) for a in audits),
+        "web_calls": sum(a.web_calls for a in audits),
+        "class_calls": dict(sorted(totals.items())),
+        "unknown": sorted({t.name for a in audits for t in a.tools if not t.known}),
+        "network_attempts": sum(attempts) if attempts else None,
+    }
 
 
 UNPRICED: tuple[CostState, ...] = ("no price", "no tokens", "no model")

@@ -1,4 +1,4 @@
-"""Where verdicts live and what they hold.
+"""Where a judge's verdicts live and what they hold (written by `judge`, read by `results`).
 
 Per trial, ``trials/<trial_id>/judge/<stamp>/verdict.json`` (the parsed verdict and who gave
 it) and ``exchanges.jsonl`` (every request and response, in order). Per judge session,
@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from localagentbench._io import append_jsonl, atomic_write_text
 from localagentbench.errors import RunDirError
-from localagentbench.records import RunDir
+from localagentbench.records._rundir import RunDir
 
 __all__ = [
     "Exchange",

@@ -11,12 +11,14 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from localagentbench.errors import ConfigError
-from localagentbench.records._pilot import Pilot, estimate_wall_s
+from localagentbench.results._pilot import Pilot, estimate_wall_s
 
 __all__ = [
     "DEFAULT_ICC",
     "Assumptions",
-    "Row",
+    "DetectPlan",
+    "EffectPlan",
+    "PlanRow",
     "detect_plan",
     "effect_plan",
     "pilot_payload",
@@ -47,7 +49,7 @@ class Assumptions:
 
 
 @dataclass(frozen=True)
-class Row:
+class PlanRow:
     """One design: tasks x repeats per configuration and what it can detect or costs."""
 
     tasks: int
@@ -72,11 +74,11 @@ def _wall(a: Assumptions, trials_per_config: int) -> float | None:
     )
 
 
-def _row(a: Assumptions, tasks: int, repeats: int) -> Row:
+def _row(a: Assumptions, tasks: int, repeats: int) -> PlanRow:
     from localagentbench.stats import effective_trials, minimum_detectable_effect
 
     mde = minimum_detectable_effect(tasks, repeats, a.base_rate, a.alpha, a.power, a.icc)
-    return Row(
+    return PlanRow(
         tasks=tasks,
         repeats=repeats,
         trials_per_config=tasks * repeats,
@@ -92,23 +94,58 @@ def _task_counts(tasks: int) -> list[int]:
     return sorted(counts)
 
 
-def detect_plan(a: Assumptions, tasks: int, repeats: int, max_repeats: int) -> dict[str, Any]:
+@dataclass(frozen=True)
+class DetectPlan:
+    """What one design can detect (`detect_plan`)."""
+
+    design: PlanRow
+    base_rate_interval: tuple[float, float]
+    """The 95% Wilson interval a rate of the base rate measured on the design would carry."""
+    mde_unlimited_repeats: float | None
+    """The least rise the design's tasks detect however many repeats (None: none)."""
+    by_repeats: list[PlanRow]
+    by_tasks: list[PlanRow]
+
+    def payload(self) -> dict[str, Any]:
+        """`plan --json`'s fields."""
+        data = asdict(self)
+        data["base_rate_interval"] = list(self.base_rate_interval)
+        return data
+
+
+@dataclass(frozen=True)
+class EffectPlan:
+    """The design one effect needs (`effect_plan`)."""
+
+    needed: list[PlanRow]
+    """Per repeats 1..max: the tasks needed (never fewer than ``min_paired_tasks``)."""
+    tasks_unlimited_repeats: int | None
+    """Fewest tasks however many repeats (None: no floor, the correlation is 0)."""
+    min_paired_tasks: int
+    """Below this many tasks `compare` draws no verdict at the plan's alpha."""
+
+    def payload(self) -> dict[str, Any]:
+        """`plan --json`'s fields."""
+        return asdict(self)
+
+
+def detect_plan(a: Assumptions, tasks: int, repeats: int, max_repeats: int) -> DetectPlan:
     """What ``tasks`` x ``repeats`` can detect, over repeats 1..max_repeats and task counts."""
     from localagentbench.stats import detectable_effect_floor, wilson_bounds
 
     design = _row(a, tasks, repeats)
     low, high = wilson_bounds(a.base_rate, design.effective_trials)
     floor = detectable_effect_floor(tasks, a.base_rate, a.alpha, a.power, a.icc)
-    return {
-        "design": asdict(design),
-        "base_rate_interval": [low, high],
-        "mde_unlimited_repeats": _mde_or_none(floor),
-        "by_repeats": [asdict(_row(a, tasks, r)) for r in range(1, max_repeats + 1)],
-        "by_tasks": [asdict(_row(a, n, repeats)) for n in _task_counts(tasks)],
-    }
+    return DetectPlan(
+        design=design,
+        base_rate_interval=(low, high),
+        mde_unlimited_repeats=_mde_or_none(floor),
+        by_repeats=[_row(a, tasks, r) for r in range(1, max_repeats + 1)],
+        by_tasks=[_row(a, n, repeats) for n in _task_counts(tasks)],
+    )
 
 
-def effect_plan(a: Assumptions, effect: float, max_repeats: int) -> dict[str, Any]:
+def effect_plan(a: Assumptions, effect: float, max_repeats: int) -> EffectPlan:
     """Tasks needed to detect ``effect`` at each number of repeats 1..max_repeats."""
     from localagentbench.stats import min_paired_tasks, tasks_to_detect
 
@@ -116,12 +153,12 @@ def effect_plan(a: Assumptions, effect: float, max_repeats: int) -> dict[str, An
     rows = []
     for r in range(1, max_repeats + 1):
         needed = tasks_to_detect(effect, r, a.base_rate, a.alpha, a.power, a.icc)
-        rows.append(asdict(_row(a, max(needed, least), r)))
-    return {
-        "needed": rows,
-        "tasks_unlimited_repeats": _tasks_floor(a, effect, least),
-        "min_paired_tasks": least,
-    }
+        rows.append(_row(a, max(needed, least), r))
+    return EffectPlan(
+        needed=rows,
+        tasks_unlimited_repeats=_tasks_floor(a, effect, least),
+        min_paired_tasks=least,
+    )
 
 
 def _tasks_floor(a: Assumptions, effect: float, least: int) -> int | None:
