@@ -157,8 +157,7 @@ def doctor(
 
 def _environments() -> tuple[bool | None, str, str]:
     """The task environments' installer and cache, as one doctor line."""
-    from localagentbench.environments import envs_root, list_envs
-    from localagentbench.environments._key import uv_binary
+    from localagentbench.environments import envs_root, list_envs, uv_binary
 
     uv = uv_binary()
     built = list_envs()

@@ -19,7 +19,13 @@ from localagentbench.environments._build import (
     view_of,
 )
 from localagentbench.environments._cache import BuiltEnv, list_envs, prune_envs, tree_size
-from localagentbench.environments._key import env_dir, env_key, envs_root, machine_fingerprint
+from localagentbench.environments._key import (
+    env_dir,
+    env_key,
+    envs_root,
+    machine_fingerprint,
+    uv_binary,
+)
 from localagentbench.environments._view import EnvView
 
 __all__ = [
@@ -36,5 +42,6 @@ __all__ = [
     "machine_fingerprint",
     "prune_envs",
     "tree_size",
+    "uv_binary",
     "view_of",
 ]
