@@ -149,7 +149,7 @@ class DaskExecutor:
 
         def submit(job: J, workers: dict[str, int]) -> None:
             fn, args = remote.remote(job)
-            key = f"{getattr(job, 'id', 'job')}-{secrets.token_hex(4)}"
+            key = f"{job.id}-{secrets.token_hex(4)}"
             future = self.client.submit(
                 _on_worker,
                 self.min_free_mb,
@@ -216,7 +216,7 @@ class DaskExecutor:
             Incident(
                 time=utc_now(),
                 kind="worker_lost",
-                trial_id=getattr(job, "id", None),
+                trial_id=job.id,
                 detail=detail,
                 data=data or {},
             )
