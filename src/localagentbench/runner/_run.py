@@ -40,12 +40,16 @@ from localagentbench.runner._scheduler import Scheduler
 from localagentbench.runner._setup import (
     build_agents,
     gateway_for,
-    hook,
     locked,
     provenance,
     reprove,
 )
-from localagentbench.runner._toolchain import describe_unrunnable, prove_toolchains, task_tags
+from localagentbench.runner._toolchain import (
+    describe_unrunnable,
+    prove_toolchains,
+    runnable_tasks,
+    task_tags,
+)
 from localagentbench.runner._trial import TrialEnv, TrialPlan, run_trial
 from localagentbench.sandbox import Sandbox, isolation_level, select
 from localagentbench.tasks import Task, load_tasks
@@ -252,16 +256,9 @@ def execute(
     sandbox = select(options.sandbox)
     tags = task_tags(tasks, sandbox)  # keys the toolchain proofs and the pristine results
     unrunnable = prove_toolchains(tasks, sandbox, workers=min(4, os.cpu_count() or 1), tags=tags)
-    skipped_ids = {t.id for t in unrunnable}
-    if unrunnable and (options.require_all or len(skipped_ids) == len(tasks)):
-        why = "; ".join(describe_unrunnable(unrunnable))
-        what = "--require-all" if options.require_all else "no selected task can run here"
-        raise ConfigError(f"{what}: {why}; no trial was run")
-    tasks = [t for t in tasks if t.id not in skipped_ids]
+    tasks = runnable_tasks(tasks, unrunnable, require_all=options.require_all)
     for line in describe_unrunnable(unrunnable):
-        note = getattr(progress, "note", None)
-        if callable(note):
-            note(line)
+        progress.note(line)
 
     if resume:
         if options.out is None:
@@ -294,7 +291,7 @@ def execute(
         _nothing_left_on_failure(run_dir, fresh=not resume, made=made),
     ):
         pristine = _pristine_trees(PristineStore(run_dir.pristine), tasks)
-        agent_versions = {c.id: hook(agents[c.id], "version") for c in options.configurations}
+        agent_versions = {c.id: agents[c.id].version() for c in options.configurations}
         if not resume:
             run_dir.write_info(
                 RunInfo(
@@ -376,9 +373,7 @@ def execute(
                 summary,
                 scheduler.ran,
                 scheduler.skipped,
-                alarm.reason
-                or scheduler.stopped_reason
-                or getattr(executor, "stopped_reason", None),
+                alarm.reason or scheduler.stopped_reason or executor.stopped_reason,
                 unrunnable,
             )
 
@@ -479,9 +474,8 @@ def _trials(
 
 def _record_executor(run_dir: RunDir, executor: Executor) -> None:
     """Add this invocation's executor (kind, scheduler, workers) to run.json's provenance."""
-    describe = getattr(executor, "provenance", None)
-    entry = describe() if callable(describe) else {"kind": type(executor).__name__}
     info = run_dir.read_info()
+    entry = executor.provenance()
     run_dir.write_info(info.model_copy(update={"executors": [*info.executors, entry]}))
 
 
