@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from labtest import script
-from localagentbench.errors import AgentFault, InfraError
+from localagentbench.errors import AgentFault
 from localagentbench.runner import RunOptions, configuration_from_cli, execute, regrade_run
 from localagentbench.sandbox import select
 from localagentbench.workspace import UNAPPLIABLE_PATCH
@@ -77,21 +77,6 @@ def test_a_patch_that_does_not_apply_is_a_scored_failure(make_task, tmp_path, mo
     assert record.visible.passed is False
     assert "unappliable_patch" in record.visible.reason
     assert result.infra_errors == 0
-
-
-def test_a_failure_outside_the_workspace_stays_an_infra_error(make_task, tmp_path, monkeypatch):
-    """The contrast: git itself failing for the harness (not for anything the agent wrote)
-    is the machine's fault, rerun and never scored."""
-    import localagentbench.runner._trial as trial_module
-
-    def broken_git(*args: object, **kwargs: object) -> None:
-        raise InfraError("git write-tree failed: No space left on device")
-
-    monkeypatch.setattr(trial_module, "take_patch", broken_git)
-    record, _ = _run(make_task, tmp_path, "echo done\n")
-    assert record.status == "infra_error"
-    assert record.error is not None
-    assert "No space left on device" in record.error
 
 
 @pytest.mark.parametrize("status_body", ["exit 3", "echo partial; exit 1"])
