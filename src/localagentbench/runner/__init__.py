@@ -17,10 +17,10 @@ from localagentbench.runner._regrade import (
     regrade_run,
     regrade_trial,
 )
-from localagentbench.runner._run import (
+from localagentbench.runner._run import execute
+from localagentbench.runner._run_options import (
     RunOptions,
     RunResult,
-    execute,
     restart_options,
     resume_options,
 )

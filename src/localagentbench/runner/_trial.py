@@ -61,6 +61,8 @@ def run_trial(plan: TrialPlan, env: TrialEnv, steps: TrialSteps = STEPS) -> Tria
         prepared = steps.prepare(plan, env)
         ran = steps.agent(plan, env, prepared)
         captured = steps.capture(plan, env, prepared, ran)
+        if captured.fault is not None:
+            raise captured.fault
         graded = steps.grade(plan, env, prepared, ran, captured)
         decision = apply_verdict(ran.end, graded.verdict, blame=_blame(env, plan, ran.traffic))
         if decision.tampered:

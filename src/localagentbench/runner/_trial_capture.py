@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from localagentbench._io import atomic_write_text
+from localagentbench.errors import AgentFault
 from localagentbench.grading import suspicious_patch
 from localagentbench.runner._trial_agent import AgentRun
 from localagentbench.runner._trial_env import TrialEnv, TrialPlan
@@ -34,6 +35,9 @@ class Captured:
 
     patch: Path
     tamper: TamperReport | None = None
+    fault: AgentFault | None = None
+    """The workspace's patch could not be recorded (its own content's doing): a scored
+    failure, never graded; the rest of what was captured stands."""
 
     def part(self) -> dict[str, Any]:
         """The record's capture part: the patch's size and tampering signatures, the report."""
@@ -48,7 +52,7 @@ class Captured:
 
 def capture_trial(plan: TrialPlan, env: TrialEnv, prepared: Prepared, ran: AgentRun) -> Captured:
     """Write the agent's output beside the record, enforce its budget (`OverBudget`,
-    `DiskLow`: not graded), then report its edits and take its patch (`AgentFault` when the
+    `DiskLow`: not graded), then report its edits and take its patch (``fault`` when the
     workspace cannot be recorded)."""
     folder = env.run_dir.trial(plan.id)
     patch = folder / "patch.diff"
@@ -62,7 +66,10 @@ def capture_trial(plan: TrialPlan, env: TrialEnv, prepared: Prepared, ran: Agent
             prepared.budget.enforce(outcome, ran.started, plan.task.timeout_s)
     tamper = _tamper(plan.task, pristine, dirs.work, dirs.root / "pristine")
     tamper = tamper.model_copy(update={"outside_writes": ran.outside_writes})
-    _note_skipped(folder, take_patch(dirs.git_dir, dirs.work, pristine.commit, patch))
+    try:
+        _note_skipped(folder, take_patch(dirs.git_dir, dirs.work, pristine.commit, patch))
+    except AgentFault as e:
+        return Captured(patch, tamper, fault=e)
     return Captured(patch, tamper)
 
 
