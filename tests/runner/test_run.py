@@ -316,13 +316,6 @@ def test_mock_break_is_damage(make_task, tmp_path):
     assert record.false_success is True
 
 
-def test_mock_hang_times_out(make_task, tmp_path):
-    make_task(timeout_s=1)
-    result = _run(tmp_path / "suite", behavior="hang", out=tmp_path / "run")
-    [record] = result.run_dir.records()
-    assert record.status == "timeout"
-
-
 def test_missing_agent_binary_is_a_clear_config_error(make_task, tmp_path, cli):
     make_task()
     code, _, err = cli(

@@ -101,6 +101,10 @@ class Fakes:
     loop: str | None = None
     verdict: Verdict | None = field(default_factory=verdict)
     raises: dict[str, BaseException] = field(default_factory=dict)
+    restored: bool = False
+    """The guard found the master tree tampered with and restored it."""
+    unrecordable: AgentFault | None = None
+    """The capture step's patch could not be recorded."""
     ran: list[str] = field(default_factory=list)
 
     def _step(self, name: str) -> None:
@@ -108,12 +112,16 @@ class Fakes:
         if name in self.raises:
             raise self.raises[name]
 
-    def prepare(self, plan: TrialPlan, env: TrialEnv) -> Prepared:
+    def guard(self, plan: TrialPlan, env: TrialEnv) -> bool:
+        self._step("guard")
+        return self.restored
+
+    def prepare(self, plan: TrialPlan, env: TrialEnv, restored: bool) -> Prepared:
         self._step("prepare")
         root = env.scratch_root / plan.id
         dirs = TrialDirs(root=root, work=root / "work", home=root / "home", git_dir=root / "git")
         dirs.work.mkdir(parents=True)
-        return Prepared(dirs, TrialWatch(plan.lane), budget=None)
+        return Prepared(dirs, TrialWatch(plan.lane), budget=None, restored=restored)
 
     def agent(self, plan: TrialPlan, env: TrialEnv, prepared: Prepared) -> AgentRun:
         self._step("agent")
@@ -126,7 +134,7 @@ class Fakes:
         self._step("capture")
         patch = env.run_dir.trial(plan.id) / "patch.diff"
         patch.write_text("diff --git a/calc.py b/calc.py\n")
-        return Captured(patch, TamperReport(protected=["tests/*"]))
+        return Captured(patch, TamperReport(protected=["tests/*"]), fault=self.unrecordable)
 
     def grade(
         self, plan: TrialPlan, env: TrialEnv, prepared: Prepared, ran: AgentRun, cap: Captured
@@ -136,7 +144,7 @@ class Fakes:
 
     @property
     def steps(self) -> TrialSteps:
-        return TrialSteps(self.prepare, self.agent, self.capture, self.grade)
+        return TrialSteps(self.guard, self.prepare, self.agent, self.capture, self.grade)
 
 
 @pytest.fixture
@@ -179,7 +187,7 @@ def run(plan: TrialPlan, env: TrialEnv, fakes: Fakes) -> TrialRecord:
 def test_completed_a_graded_trial_takes_every_steps_part(plan, env) -> None:
     fakes = Fakes()
     record = run(plan, env, fakes)
-    assert fakes.ran == ["prepare", "agent", "capture", "grade"]
+    assert fakes.ran == ["guard", "prepare", "agent", "capture", "grade"]
     assert (record.status, record.success, record.error) == ("completed", True, None)
     assert (record.trial_id, record.agent_version, record.pristine_commit) == (
         plan.id,
@@ -241,6 +249,13 @@ def test_infra_error_when_the_agent_cannot_start_is_never_graded(plan, env) -> N
     assert record.visible.reason.startswith("not graded")
 
 
+def test_a_workspace_that_cannot_be_made_keeps_the_guards_finding(plan, env) -> None:
+    fakes = Fakes(restored=True, raises={"prepare": InfraError("git init failed")})
+    record = run(plan, env, fakes)
+    assert (record.status, record.restored) == ("infra_error", True)
+    assert record.error == "InfraError: git init failed"
+
+
 def test_infra_error_when_a_harness_step_fails_for_the_machine(plan, env) -> None:
     """Git failing for the harness (not for anything the agent wrote): rerun, never scored."""
     fakes = Fakes(raises={"capture": InfraError("git write-tree failed: No space left")})
@@ -267,6 +282,15 @@ def test_an_agent_fault_is_scored_and_keeps_the_agents_status(plan, env) -> None
     assert record.error == f"{fault}; agent exited 3"
     assert record.false_success  # its final answer claimed success
     assert "unappliable_patch" in record.visible.reason
+
+
+def test_an_unrecordable_patch_is_scored_and_keeps_what_capture_took(plan, env) -> None:
+    fault = AgentFault("unrecordable_patch", "the patch is over its size cap")
+    fakes = Fakes(unrecordable=fault)
+    record = run(plan, env, fakes)
+    assert "grade" not in fakes.ran
+    assert (record.status, record.success, record.error) == ("completed", False, str(fault))
+    assert record.tamper is not None
 
 
 def test_tampered_is_scored_as_a_failure_and_logged(plan, env) -> None:

@@ -1,11 +1,11 @@
 """One trial, start to record, as typed steps (SPEC section 2):
-prepare -> agent -> capture -> grade -> verdict -> record.
+guard + prepare -> agent -> capture -> grade -> verdict -> record.
 
 Each step returns a typed result that contributes its own part of the record
 (`_trial_prepare`, `_trial_agent`, `_trial_capture`, `_trial_grade`, `_trial_verdict`);
 `build_record` merges them. This module only sequences the steps and says what each
-failure of a harness step means for the trial. `TrialSteps` holds the four steps that touch
-the machine, so a test can run a trial with fakes.
+failure of a harness step means for the trial. `TrialSteps` holds the steps that touch the
+machine, so a test can run a trial with fakes.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from localagentbench.runner._trial_agent import AgentRun, run_agent
 from localagentbench.runner._trial_capture import Captured, capture_trial
 from localagentbench.runner._trial_env import TrialEnv, TrialPlan, trial_id
 from localagentbench.runner._trial_grade import Graded, grade_step
-from localagentbench.runner._trial_prepare import Prepared, prepare_trial
+from localagentbench.runner._trial_prepare import Prepared, guard_master, prepare_trial
 from localagentbench.runner._trial_record import build_record
 from localagentbench.runner._trial_verdict import AgentEnd, apply_verdict
 
@@ -37,7 +37,8 @@ __all__ = ["TrialEnv", "TrialPlan", "TrialSteps", "endpoint_blame", "run_trial",
 class TrialSteps:
     """The steps of a trial that touch the machine (workspace, jail, git, subprocesses)."""
 
-    prepare: Callable[[TrialPlan, TrialEnv], Prepared] = prepare_trial
+    guard: Callable[[TrialPlan, TrialEnv], bool] = guard_master
+    prepare: Callable[[TrialPlan, TrialEnv, bool], Prepared] = prepare_trial
     agent: Callable[[TrialPlan, TrialEnv, Prepared], AgentRun] = run_agent
     capture: Callable[[TrialPlan, TrialEnv, Prepared, AgentRun], Captured] = capture_trial
     grade: Callable[[TrialPlan, TrialEnv, Prepared, AgentRun, Captured], Graded] = grade_step
@@ -54,11 +55,13 @@ def run_trial(plan: TrialPlan, env: TrialEnv, steps: TrialSteps = STEPS) -> Tria
     folder.mkdir(parents=True, exist_ok=True)
     started_at = utc_now()
     prepared: Prepared | None = None
+    restored = False
     ran = AgentRun.never_ran(plan, env, "the agent never ran")
     captured = Captured(folder / "patch.diff")
     graded = Graded()
     try:
-        prepared = steps.prepare(plan, env)
+        restored = steps.guard(plan, env)
+        prepared = steps.prepare(plan, env, restored)
         ran = steps.agent(plan, env, prepared)
         captured = steps.capture(plan, env, prepared, ran)
         if captured.fault is not None:
@@ -89,7 +92,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv, steps: TrialSteps = STEPS) -> Tria
     record = build_record(
         plan.part(env),
         {"started_at": started_at, "finished_at": utc_now(), **kept},
-        prepared or {"restored": False},
+        prepared or {"restored": restored},
         ran,
         captured,
         graded,

@@ -13,7 +13,7 @@ from localagentbench.runner._trial_env import TrialEnv, TrialPlan
 from localagentbench.runner._watch import TrialWatch
 from localagentbench.workspace import TrialDirs, check_master, prepare_workspace
 
-__all__ = ["Prepared", "prepare_trial"]
+__all__ = ["Prepared", "guard_master", "prepare_trial"]
 
 
 @dataclass(frozen=True)
@@ -32,9 +32,9 @@ class Prepared:
         return {"restored": self.restored}
 
 
-def prepare_trial(plan: TrialPlan, env: TrialEnv) -> Prepared:
-    """Check the master tree (restoring it when tampered: an incident), then unpack a
-    proven-pristine workspace for the trial."""
+def guard_master(plan: TrialPlan, env: TrialEnv) -> bool:
+    """Check the task's master tree against its recorded digest; when it was tampered with,
+    keep the copy for forensics, restore it (an incident) and say so (True)."""
     task = plan.task
     pristine = env.pristine[task.key]
     with env.guard_lock or threading.Lock():
@@ -54,15 +54,21 @@ def prepare_trial(plan: TrialPlan, env: TrialEnv) -> Prepared:
                 },
             )
         )
-    dirs = prepare_workspace(pristine, env.scratch_root)
+    return event is not None
+
+
+def prepare_trial(plan: TrialPlan, env: TrialEnv, restored: bool = False) -> Prepared:
+    """Unpack a proven-pristine workspace for the trial and set up its watches; ``restored``
+    is the guard's finding, kept on the record."""
+    dirs = prepare_workspace(env.pristine[plan.task.key], env.scratch_root)
     watch = TrialWatch(plan.lane, env.lanes)
     budget = BudgetWatch(
         (dirs.work, dirs.home),
-        Limits.of(task),
+        Limits.of(plan.task),
         watch.stop,
         disks=(env.scratch_root, env.run_dir.path),
         min_free_mb=env.min_free_mb,
         alarm=env.disk_alarm,
         trial_id=plan.id,
     )
-    return Prepared(dirs, watch, budget, restored=event is not None)
+    return Prepared(dirs, watch, budget, restored=restored)
