@@ -89,24 +89,19 @@ def not_graded(reason: str) -> Verdict:
     )
 
 
-VERDICT_PART = (
-    "correctness",
-    "correctness_basis",
-    "correctness_note",
-    "task_tests",
-    "agent_tests",
-    "no_change",
-    "overfit",
-    "claimed_done",
-    "damage",
-    "visible",
-    "heldout",
-    "checks",
-    "not_transferred",
-    "tampered",
+NOT_COPIED = frozenset({"success", "false_success", "isolation"})
+"""Verdict fields the record does not take as they are: ``success`` and ``false_success``
+the status rules decide (an infra_error is neither); ``isolation`` is grading's sandbox,
+recorded as ``grading_isolation`` (the record's ``isolation`` is the agent's)."""
+
+VERDICT_PART = tuple(
+    name
+    for name in Verdict.model_fields
+    if name in TrialRecord.model_fields and name not in NOT_COPIED
 )
-"""Fields a record takes from the verdict as they are (``success``, ``false_success`` and
-``grading_isolation`` pass through the rules or are renamed)."""
+"""Fields a record takes from the verdict as they are: every field both models name, so a
+new verdict field reaches the record by being added to the two models, nothing else
+(``env_fault``, a rule's input, is not a record field)."""
 
 
 @dataclass(frozen=True)
