@@ -51,6 +51,19 @@ def not_an_agent(settings):
     return 42
 
 
+class Bare:
+    """A name and run() only: none of the capabilities the Agent Protocol declares."""
+
+    name = "bare"
+
+    def run(self, ctx):
+        raise AssertionError("never run")
+
+
+def bare(settings):
+    return Bare()
+
+
 def needs_two(settings, other):
     return FixingAgent(settings)
 '''
@@ -148,6 +161,7 @@ def test_a_built_in_name_wins_over_an_entry_point(tmp_path, monkeypatch):
         ),
         ("lab_plugin_pkg.fixer:Missing", r"no such attribute: .*Missing"),
         ("lab_plugin_pkg.fixer:not_an_agent", r"returned int, not an Agent"),
+        ("lab_plugin_pkg.fixer:bare", r"returned Bare, not an Agent .*subclass .*BaseAgent"),
         ("lab_plugin_pkg.fixer:needs_two", r"must be callable as factory\(settings: dict\)"),
     ],
 )

@@ -3,13 +3,9 @@ scored failure; only causes outside the workspace's content are infra_error."""
 
 from __future__ import annotations
 
-import pytest
-
 from labtest import script
-from localagentbench.errors import AgentFault, InfraError
 from localagentbench.runner import RunOptions, configuration_from_cli, execute, regrade_run
 from localagentbench.sandbox import select
-from localagentbench.workspace import UNAPPLIABLE_PATCH
 from localagentbench.workspace import _patch as patch_module
 
 CLAIM = "Done: all tests pass."
@@ -60,50 +56,3 @@ def test_a_patch_over_the_cap_is_a_scored_failure_and_regrade_agrees(
     assert regraded.changed == 0
     [again] = regraded.records
     assert (again.success, again.correctness) == (False, 0.0)
-
-
-def test_a_patch_that_does_not_apply_is_a_scored_failure(make_task, tmp_path, monkeypatch):
-    import localagentbench.runner._pipeline as pipeline
-
-    def unappliable(*args: object, **kwargs: object) -> None:
-        raise AgentFault(UNAPPLIABLE_PATCH, "patch.diff does not apply: corrupt patch at line 7")
-
-    monkeypatch.setattr(pipeline, "graded_tree", unappliable)
-    record, result = _run(make_task, tmp_path, "echo 'x = 1' > extra.py\necho done\n")
-    assert record.status == "completed"
-    assert record.success is False
-    assert record.correctness == 0.0
-    assert record.error == "unappliable_patch: patch.diff does not apply: corrupt patch at line 7"
-    assert record.visible.passed is False
-    assert "unappliable_patch" in record.visible.reason
-    assert result.infra_errors == 0
-
-
-def test_a_failure_outside_the_workspace_stays_an_infra_error(make_task, tmp_path, monkeypatch):
-    """The contrast: git itself failing for the harness (not for anything the agent wrote)
-    is the machine's fault, rerun and never scored."""
-    import localagentbench.runner._trial as trial_module
-
-    def broken_git(*args: object, **kwargs: object) -> None:
-        raise InfraError("git write-tree failed: No space left on device")
-
-    monkeypatch.setattr(trial_module, "take_patch", broken_git)
-    record, _ = _run(make_task, tmp_path, "echo done\n")
-    assert record.status == "infra_error"
-    assert record.error is not None
-    assert "No space left on device" in record.error
-
-
-@pytest.mark.parametrize("status_body", ["exit 3", "echo partial; exit 1"])
-def test_the_agents_own_status_is_kept_beside_the_fault(
-    make_task, tmp_path, monkeypatch, status_body
-):
-    """An agent that exited non-zero and left an unrecordable patch keeps agent_error; the
-    error names both."""
-    monkeypatch.setattr(patch_module, "PATCH_CAP", 4000)
-    record, _ = _run(make_task, tmp_path, f"seq 1 5000 > padding.txt\n{status_body}\n")
-    assert record.status == "agent_error"
-    assert record.success is False
-    assert record.error is not None
-    assert record.error.startswith("unrecordable_patch: ")
-    assert "agent exited" in record.error

@@ -132,17 +132,32 @@ class AgentOutcome:
 
 @runtime_checkable
 class Agent(Protocol):
-    """An agent adapter. ``run`` must return, never raise, for anything the agent does."""
+    """An agent adapter. ``run`` must return, never raise, for anything the agent does.
+
+    ``run`` is the one method an adapter writes; ``uses_model``, ``version`` and
+    ``available`` are its declared capabilities, with defaults on `BaseAgent` (subclass
+    it). The harness reads them as typed members, never by probing.
+    """
 
     name: str
+    uses_model: bool
+    """False for agents that never talk to a model (mock): no gateway route is opened."""
 
     def run(self, ctx: AgentContext) -> AgentOutcome:
         """Run the agent headless on ``ctx.workspace`` until it stops or times out."""
         ...
 
+    def version(self) -> str | None:
+        """The agent's version for provenance, or None when it has none."""
+        ...
+
+    def available(self) -> str | None:
+        """None when the agent can run here, else a one-line reason naming the install command."""
+        ...
+
 
 class BaseAgent:
-    """Optional hooks with defaults; adapters subclass this and implement ``run``."""
+    """The capabilities' defaults; adapters subclass this and implement ``run``."""
 
     name = "agent"
     uses_model = True

@@ -45,7 +45,8 @@ AGENTS: Registry[Agent] = Registry(
         "gemini-acp": "localagentbench.agents._acp_presets:make_gemini_acp",
     },
     accepts=_is_agent,
-    product="an Agent (a `name` and a `run(ctx)` method)",
+    product="an Agent (`name`, `uses_model`, `run(ctx)`, `version()`, `available()`: "
+    "subclass localagentbench.agents.BaseAgent for the defaults)",
     call="factory(settings: dict)",
     error=ConfigError,
 )
@@ -79,17 +80,10 @@ BUILT_IN = {
 }
 
 
-def _hook(agent: Agent, name: str) -> str | None:
-    """An optional adapter hook's answer (``available``, ``version``); None when it has none."""
-    method = getattr(agent, name, None)
-    value = method() if callable(method) else None
-    return str(value) if value is not None else None
-
-
 def _found(agent: Agent) -> bool:
     if isinstance(agent, CliAgent):
         return agent.binary_path() is not None
-    return _hook(agent, "available") is None
+    return agent.available() is None
 
 
 def agent_statuses(*, versions: bool = True) -> list[AgentStatus]:
@@ -114,9 +108,7 @@ def agent_statuses(*, versions: bool = True) -> list[AgentStatus]:
     if versions:
         with ThreadPoolExecutor(max_workers=4) as pool:
             futures = {
-                name: pool.submit(_hook, agent, "version")
-                for name, agent in built.items()
-                if found[name]
+                name: pool.submit(agent.version) for name, agent in built.items() if found[name]
             }
             probed = {name: future.result() for name, future in futures.items()}
     statuses = [AgentStatus(name, True, None, None, None, BUILT_IN[name]) for name in BUILT_IN]

@@ -18,21 +18,25 @@ from localagentbench.runner._regrade import (
     regrade_run,
     regrade_trial,
 )
-from localagentbench.runner._run import (
+from localagentbench.runner._run import execute
+from localagentbench.runner._run_options import (
     RunOptions,
     RunResult,
-    execute,
     restart_options,
     resume_options,
 )
 from localagentbench.runner._toolchain import describe_unrunnable, prove_toolchains
-from localagentbench.runner._trial import TrialEnv, TrialPlan, run_trial, trial_id
+from localagentbench.runner._trial import TrialEnv, TrialPlan, TrialSteps, run_trial, trial_id
+from localagentbench.runner._trial_record import build_record
+from localagentbench.runner._trial_verdict import AgentEnd, Decision, agent_end, apply_verdict
 from localagentbench.runner._verify import describe_failure, verify_problems
 from localagentbench.runner._watch import TrialWatch
 
 __all__ = [
     "host_info",
+    "AgentEnd",
     "Configuration",
+    "Decision",
     "VERDICT_FIELDS",
     "Executor",
     "GradeShared",
@@ -49,7 +53,11 @@ __all__ = [
     "SilentProgress",
     "TrialEnv",
     "TrialPlan",
+    "TrialSteps",
     "TrialWatch",
+    "agent_end",
+    "apply_verdict",
+    "build_record",
     "configuration_from_cli",
     "describe_failure",
     "describe_unrunnable",

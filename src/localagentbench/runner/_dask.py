@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, runtime_checkable
 
 from localagentbench.errors import ConfigError
 from localagentbench.records import Incident, RunDir, utc_now
@@ -55,6 +55,7 @@ WORKER_WAIT_S = 60.0
 """How long a run waits at its start for a first worker to join the cluster."""
 
 
+@runtime_checkable
 class RemoteWork(Protocol[J_in, R_out]):
     """Work an executor may run elsewhere: a picklable call for a worker, landed back here."""
 
@@ -136,9 +137,10 @@ class DaskExecutor:
         should_stop: Callable[[], bool],
         cancel: threading.Event,
     ) -> None:
-        if not (hasattr(work, "remote") and hasattr(work, "land")):
+        given: object = work  # a plain callable cannot run elsewhere: say so, not probe it
+        if not isinstance(given, RemoteWork):
             raise TypeError("the Dask executor runs RemoteWork (a remote call and a landing)")
-        remote = cast("RemoteWork[J, R]", work)
+        remote = cast("RemoteWork[J, R]", given)
         from distributed import KilledWorker, wait
 
         pending = list(jobs)
@@ -149,7 +151,7 @@ class DaskExecutor:
 
         def submit(job: J, workers: dict[str, int]) -> None:
             fn, args = remote.remote(job)
-            key = f"{getattr(job, 'id', 'job')}-{secrets.token_hex(4)}"
+            key = f"{job.id}-{secrets.token_hex(4)}"
             future = self.client.submit(
                 _on_worker,
                 self.min_free_mb,
@@ -216,7 +218,7 @@ class DaskExecutor:
             Incident(
                 time=utc_now(),
                 kind="worker_lost",
-                trial_id=getattr(job, "id", None),
+                trial_id=job.id,
                 detail=detail,
                 data=data or {},
             )

@@ -6,7 +6,7 @@ import socket
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 __all__ = ["Executor", "Job", "LocalExecutor"]
 
@@ -14,7 +14,11 @@ R = TypeVar("R")
 
 
 class Job(Protocol):
-    """A unit of work with a lane (trials of one lane share its concurrency limit)."""
+    """A unit of work with an id (names it in keys and incidents) and a lane (trials of one
+    lane share its concurrency limit)."""
+
+    @property
+    def id(self) -> str: ...
 
     @property
     def lane(self) -> str: ...
@@ -30,10 +34,14 @@ class Executor(Protocol):
     and the jobs under way finish. On an exception in the caller's thread
     (Ctrl-C) ``cancel`` is set so running jobs stop, then the exception propagates.
 
-    Optional hooks: ``provenance()`` (what run.json records of the executor) and
+    Besides ``run`` it declares ``provenance()`` (what run.json records of the executor) and
     ``stopped_reason`` (why it stopped starting jobs on its own, e.g. every Dask worker
-    short of disk).
+    short of disk; None: it did not).
     """
+
+    stopped_reason: str | None
+
+    def provenance(self) -> dict[str, Any]: ...
 
     def run(
         self,
@@ -56,7 +64,7 @@ class LocalExecutor:
         self.stopped_reason: str | None = None
         """Why it stopped starting jobs on its own (never, here: the scheduler decides)."""
 
-    def provenance(self) -> dict[str, object]:
+    def provenance(self) -> dict[str, Any]:
         """What run.json records of this executor."""
         return {"kind": "local", "concurrency": self.concurrency, "host": socket.gethostname()}
 

@@ -21,9 +21,13 @@ __all__ = ["ProgressSink", "RichProgress", "SilentProgress"]
 
 
 class ProgressSink(Protocol):
+    """Hears a run's progress: its start, each finished trial, its end, and a line to say
+    once before the trials (``note``; `SilentProgress` has every method as a no-op)."""
+
     def start(self, total: int, already_done: int) -> None: ...
     def trial_done(self, record: TrialRecord) -> None: ...
     def stop(self) -> None: ...
+    def note(self, line: str) -> None: ...
 
 
 class SilentProgress:

@@ -3,7 +3,8 @@
 Records are never rewritten: each regraded trial gets ``regrade-<stamp>.json``
 beside its ``record.json`` (old and new verdict), every changed verdict is an
 incident, and the run gets ``summary.regrade-<stamp>.json`` over the new verdicts.
-Grading goes through `grade_trial`, the same path a run takes.
+Grading goes through `grade_trial`, the same path a run takes, and the new verdict through
+`apply_verdict`, the status rules a run applies.
 """
 
 from __future__ import annotations
@@ -23,35 +24,29 @@ from localagentbench.records import Incident, RunDir, TrialRecord, utc_now
 from localagentbench.results import summarise
 from localagentbench.runner._baseline_cache import BaselineCache
 from localagentbench.runner._pipeline import GradeShared, fault_verdict, grade_trial
+from localagentbench.runner._trial_verdict import AgentEnd, apply_verdict
 from localagentbench.sandbox import Sandbox, select
 from localagentbench.tasks import Task, load_tasks
 from localagentbench.workspace import PristineStore, make_scratch_root, prepare_workspace, unpack
 
 __all__ = [
-    "COPIED_FIELDS",
     "VERDICT_FIELDS",
     "RegradeResult",
     "regrade_run",
     "regrade_trial",
 ]
 
-VERDICT_FIELDS = ("success", "correctness", "overfit", "claimed_done", "false_success", "damage")
-"""What a regrade may change; a difference in any of them is logged as an incident."""
-
-COPIED_FIELDS = (
-    *VERDICT_FIELDS,
-    "correctness_basis",
-    "correctness_note",
-    "task_tests",
-    "agent_tests",
-    "no_change",
-    "visible",
-    "heldout",
-    "checks",
-    "not_transferred",
-    "tampered",
+VERDICT_FIELDS = (
+    "status",
+    "success",
+    "correctness",
+    "overfit",
+    "claimed_done",
+    "false_success",
+    "damage",
 )
-"""Verdict fields the regrade summary's records take from the new verdict."""
+"""What a regrade may change; a difference in any of them is logged as an incident. The
+record takes every field the verdict step owns (`Decision.part`) from the new verdict."""
 
 
 def regrade_trial(
@@ -98,8 +93,8 @@ class RegradeResult:
         return f"summary.regrade-{self.stamp}.json"
 
 
-def _verdict_of(source: TrialRecord | Verdict) -> dict[str, Any]:
-    return {f: getattr(source, f) for f in VERDICT_FIELDS}
+def _verdict_of(record: TrialRecord) -> dict[str, Any]:
+    return {f: getattr(record, f) for f in VERDICT_FIELDS}
 
 
 def regrade_run(
@@ -170,13 +165,25 @@ def _regrade_one(
         record, current, run_dir, scratch, trial_dir / f"regrade-{stamp}", shared
     )
     result.regraded += 1
-    old, new = _verdict_of(record), _verdict_of(verdict)
+    # The same status rules as the run's (`apply_verdict`): an environment fault in the new
+    # grading makes the trial an infra_error, a tampered one stays scored as failed.
+    decision = apply_verdict(AgentEnd.recorded(record), verdict)
+    # The stored patch is what was graded: its flags, for records from before the scan too.
+    patch = trial_dir / "patch.diff"
+    text = patch.read_bytes().decode("utf-8", errors="replace") if patch.is_file() else ""
+    # Validated, not copied: the verdict holds grading's types, the record its own.
+    regraded = TrialRecord.model_validate(
+        {**dict(record), **decision.part(), "suspicious": suspicious_patch(text)}
+    )
+    old, new = _verdict_of(record), _verdict_of(regraded)
     diff = {f: [old[f], new[f]] for f in VERDICT_FIELDS if old[f] != new[f]}
     document = {
         "time": utc_now(),
         "previous": old,
         "changed": diff,
         "verdict": json.loads(verdict.model_dump_json()),
+        "status": decision.status,
+        "error": decision.error,
     }
     atomic_write_text(trial_dir / f"regrade-{stamp}.json", json.dumps(document, indent=2))
     if diff:
@@ -192,12 +199,4 @@ def _regrade_one(
             )
         )
         notify(f"changed {record.trial_id}: {detail or 'damage'}")
-    update = {f: getattr(verdict, f) for f in COPIED_FIELDS}
-    # The stored patch is what was graded: its flags, for records from before the scan too.
-    patch = trial_dir / "patch.diff"
-    text = patch.read_bytes().decode("utf-8", errors="replace") if patch.is_file() else ""
-    update["suspicious"] = suspicious_patch(text)
-    # Validated, not copied: the verdict holds grading's types, the record its own.
-    return TrialRecord.model_validate(
-        {**dict(record), **update, "grading_isolation": verdict.isolation}
-    )
+    return regraded

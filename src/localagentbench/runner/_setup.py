@@ -22,7 +22,7 @@ from localagentbench.workspace import Pristine
 if TYPE_CHECKING:
     from localagentbench.gateway import Gateway
 
-__all__ = ["build_agents", "gateway_for", "hook", "locked", "provenance", "reprove"]
+__all__ = ["build_agents", "gateway_for", "locked", "provenance", "reprove"]
 
 
 def build_agents(configs: Sequence[Configuration]) -> dict[str, Agent]:
@@ -30,18 +30,11 @@ def build_agents(configs: Sequence[Configuration]) -> dict[str, Agent]:
     agents = {}
     for config in configs:
         agent = make_agent(config.agent, config.agent_settings())
-        problem = hook(agent, "available")
+        problem = agent.available()
         if problem:
             raise ConfigError(f"configuration {config.id!r}: {problem}")
         agents[config.id] = agent
     return agents
-
-
-def hook(agent: Agent, name: str) -> str | None:
-    """Call an optional adapter hook (``version``, ``available``); None when it has none."""
-    method = getattr(agent, name, None)
-    value = method() if callable(method) else None
-    return str(value) if value is not None else None
 
 
 @contextlib.contextmanager
@@ -83,9 +76,7 @@ def gateway_for(
     an endpoint problem must never be recorded as failed trials. Local model servers
     (`llamacpp/...`) start during that proof, log to RUN/llamacpp/ and stop with the run.
     """
-    models = sorted(
-        {c.model for c in configs if c.model and getattr(agents[c.id], "uses_model", True)}
-    )
+    models = sorted({c.model for c in configs if c.model and agents[c.id].uses_model})
     if not models:
         yield None
         return

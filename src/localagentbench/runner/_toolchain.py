@@ -29,6 +29,7 @@ from pydantic import BaseModel
 
 from localagentbench import _platform
 from localagentbench._env import cache_dir, clean_path, toolchain_dirs
+from localagentbench.errors import ConfigError
 from localagentbench.grading import prove_fixtures
 from localagentbench.records import UnrunnableTask, utc_now
 from localagentbench.runner._cachefile import CacheFile, merge_cache, read_cache
@@ -38,6 +39,7 @@ from localagentbench.tasks import Task, task_digest
 __all__ = [
     "ProofCache",
     "describe_unrunnable",
+    "runnable_tasks",
     "fingerprint",
     "prove_toolchains",
     "task_tags",
@@ -143,6 +145,20 @@ def prove_toolchains(
         for task in tasks
         if (entry := entries[keys[task.key]]).outcome == "env-fault"
     ]
+
+
+def runnable_tasks(
+    tasks: Sequence[Task], unrunnable: Sequence[UnrunnableTask], *, require_all: bool = False
+) -> list[Task]:
+    """The tasks a run gives trials: the selected ones minus those this machine cannot run.
+    Raises `ConfigError` (before any trial) when none is left, or when ``require_all`` and
+    some task would be skipped."""
+    skipped = {t.id for t in unrunnable}
+    if unrunnable and (require_all or len(skipped) >= len(tasks)):
+        why = "; ".join(describe_unrunnable(unrunnable))
+        what = "--require-all" if require_all else "no selected task can run here"
+        raise ConfigError(f"{what}: {why}; no trial was run")
+    return [task for task in tasks if task.id not in skipped]
 
 
 def describe_unrunnable(unrunnable: Iterable[UnrunnableTask]) -> list[str]:
