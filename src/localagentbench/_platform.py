@@ -126,15 +126,16 @@ def tagged_pids(variable: str, tag: str) -> list[int]:
 def start_time(pid: int) -> str | None:
     """When process ``pid`` started, as an opaque string that differs for a reused pid; None
     when it is gone. The string names its clock, so two stamps of different clocks are never
-    compared as if alike: Linux ``ticks:N``, clock ticks since boot (``/proc/PID/stat`` field
-    22); elsewhere ``epoch:S``, psutil's creation time in seconds since the epoch."""
+    compared as if alike: on Linux a bare number, clock ticks since boot (``/proc/PID/stat``
+    field 22, the form every earlier version wrote, so runs of two versions side by side still
+    judge each other alike); elsewhere ``epoch:S``, psutil's creation time in seconds."""
     if system() == "linux":
         try:
             stat = Path(f"/proc/{pid}/stat").read_bytes()
         except OSError:
             return None
         fields = stat.rpartition(b")")[2].split()
-        return f"ticks:{fields[19].decode()}" if len(fields) > 19 else None
+        return fields[19].decode() if len(fields) > 19 else None
     psutil = _psutil()
     try:
         return f"epoch:{psutil.Process(pid).create_time():.3f}"
@@ -143,8 +144,8 @@ def start_time(pid: int) -> str | None:
 
 
 def same_clock(a: str, b: str) -> bool:
-    """Whether two `start_time` stamps were read from the same clock (so comparable). A bare
-    number is the Linux tick count earlier versions wrote."""
+    """Whether two `start_time` stamps were read from the same clock (so comparable): a bare
+    number is Linux's tick count, ``KIND:VALUE`` any other clock."""
 
     def clock(stamp: str) -> str | None:
         if stamp.isdigit():

@@ -51,8 +51,7 @@ def test_tagged_pids_finds_the_child_on_every_branch(
 def test_start_time_is_stable_and_none_when_gone(monkeypatch: pytest.MonkeyPatch):
     linux = _platform.start_time(os.getpid())
     assert linux is not None
-    assert linux.startswith("ticks:")
-    assert linux.removeprefix("ticks:").isdigit()
+    assert linux.isdigit()
     assert _platform.start_time(os.getpid()) == linux
     monkeypatch.setattr(sys, "platform", "darwin")
     darwin = _platform.start_time(os.getpid())
