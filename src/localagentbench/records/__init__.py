@@ -14,7 +14,14 @@ from localagentbench.records._models import (
     TrialRecord,
     UnrunnableTask,
 )
-from localagentbench.records._parts import CapKind, CapStop, WorkspaceUse
+from localagentbench.records._parts import (
+    CapKind,
+    CapStop,
+    LimitValues,
+    PhaseUse,
+    TrialLimits,
+    WorkspaceUse,
+)
 from localagentbench.records._pilot import (
     Pilot,
     estimate_wall_s,
@@ -94,6 +101,8 @@ __all__ = [
     "Assumptions",
     "CapKind",
     "CapStop",
+    "LimitValues",
+    "PhaseUse",
     "CellSummary",
     "Comparison",
     "Composite",
@@ -112,6 +121,7 @@ __all__ = [
     "Tokens",
     "TrialRecord",
     "UnrunnableTask",
+    "TrialLimits",
     "WorkspaceUse",
     "compare",
     "compare_records",

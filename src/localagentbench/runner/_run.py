@@ -34,6 +34,7 @@ from localagentbench.runner._budget import DiskAlarm
 from localagentbench.runner._config import Configuration, with_model
 from localagentbench.runner._executor import Executor, LocalExecutor
 from localagentbench.runner._lanes import LaneGate, LaneView
+from localagentbench.runner._limits import LimitPolicy, limit_policy, run_cgroups
 from localagentbench.runner._progress import ProgressSink, SilentProgress
 from localagentbench.runner._provenance import harness_info, host_info, model_info
 from localagentbench.runner._scheduler import Scheduler
@@ -87,6 +88,13 @@ class RunOptions:
     max_quota_wait_s: float | None = None
     """Total seconds a lane may wait for quota resets; past it the lane stops and its trials
     are left for --resume (None: no cap)."""
+    memory_mb: int | None = None
+    """``--memory-mb``: memory per trial phase for every task (the stricter of it and the
+    task's ``resources.memory_mb`` wins; `runner._limits`)."""
+    cpus: float | None = None
+    """``--cpus``: CPU time per second for every task (the stricter wins)."""
+    require_limits: bool = False
+    """Refuse to run (before any trial) when a limit cannot be enforced per trial here."""
 
 
 @dataclass
@@ -173,6 +181,8 @@ def _recorded_options(
         concurrency=info.concurrency,
         lanes=dict(info.lanes),
         out=path,
+        memory_mb=info.limits.get("memory_mb"),
+        cpus=info.limits.get("cpus"),
     )
     for key, value in overrides.items():
         if value is not None:
@@ -258,7 +268,15 @@ def execute(
         what = "--require-all" if options.require_all else "no selected task can run here"
         raise ConfigError(f"{what}: {why}; no trial was run")
     tasks = [t for t in tasks if t.id not in skipped_ids]
-    for line in describe_unrunnable(unrunnable):
+    policy = limit_policy(
+        tasks,
+        memory_mb=options.memory_mb,
+        cpus=options.cpus,
+        require=options.require_limits,
+        executor=options.executor,
+    )
+    limits_note = policy.note(tasks)
+    for line in [*describe_unrunnable(unrunnable), *([limits_note] if limits_note else [])]:
         note = getattr(progress, "note", None)
         if callable(note):
             note(line)
@@ -318,6 +336,7 @@ def execute(
                     isolation=isolation_level(sandbox),
                     argv=options.argv,
                     unrunnable=unrunnable,
+                    limits=policy.describe(),
                 )
             )
         else:
@@ -350,6 +369,7 @@ def execute(
             gate,
             tags,
             alarm,
+            policy,
         ) as (executor, work):
             _record_executor(run_dir, executor)
             plans = _plans(options, tasks)
@@ -423,6 +443,7 @@ def _trials(
     gate: LaneGate,
     tags: Mapping[str, str],
     alarm: DiskAlarm,
+    policy: LimitPolicy,
 ) -> Iterator[tuple[Executor, Work]]:
     """Where the run's trials go and the work each one is: threads here (the gateway, the
     scratch root and the trial environment of this process) or a Dask cluster."""
@@ -445,6 +466,7 @@ def _trials(
     with (
         gateway_for(options.configurations, agents, gate, run_dir.path) as gateway,
         _scratch_root(options, tasks) as (scratch, reaper),
+        run_cgroups(policy, run_id) as limits,
     ):
         env = TrialEnv(
             run_id=run_id,
@@ -470,6 +492,7 @@ def _trials(
             reaper=reaper,
             min_free_mb=options.min_free_mb,
             disk_alarm=alarm,
+            limits=limits,
         )
         yield (
             executor or LocalExecutor(options.concurrency, options.lanes),

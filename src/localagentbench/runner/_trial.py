@@ -30,12 +30,14 @@ from localagentbench.records import (
     RunDirFull,
     Status,
     Tokens,
+    TrialLimits,
     TrialRecord,
     utc_now,
 )
 from localagentbench.runner._budget import BudgetWatch, DiskAlarm, Limits, OverBudget
 from localagentbench.runner._config import Configuration
 from localagentbench.runner._lanes import LaneGate
+from localagentbench.runner._limits import LimitPolicy, TrialLimiter
 from localagentbench.runner._pipeline import GradeShared, fault_verdict, grade_trial
 from localagentbench.runner._watch import TrialWatch
 from localagentbench.sandbox import (
@@ -116,6 +118,8 @@ class TrialEnv:
     (``--min-free-mb``); 0: not watched."""
     disk_alarm: DiskAlarm = field(default_factory=DiskAlarm)
     """Sounded once a disk ran low: no further trial starts (`runner._budget`)."""
+    limits: LimitPolicy = field(default_factory=LimitPolicy)
+    """Memory, CPU and process limits per trial, and the run's cgroups (`runner._limits`)."""
 
     @property
     def grading(self) -> GradeShared:
@@ -177,6 +181,8 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
     tamper: TamperReport | None = None
     cap: CapStop | None = None
     budget: BudgetWatch | None = None
+    limiter: TrialLimiter | None = None
+    limits: TrialLimits | None = None
     try:
         lock = env.guard_lock or threading.Lock()
         with lock:
@@ -199,7 +205,8 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
             )
         dirs = prepare_workspace(pristine, env.scratch_root)
         agent = env.agents[config.id]
-        sandbox = ObservedSandbox(env.sandbox)  # this trial's jails, for their own counts
+        limiter = env.limits.trial(plan.id, task)  # its cgroups, removed in `finally`
+        sandbox = ObservedSandbox(limiter.agent_sandbox(env.sandbox))  # for the jails' counts
         route = _open_route(env, plan, agent, dirs.work, folder, watch)
         ctx = AgentContext(
             trial_id=plan.id,
@@ -239,6 +246,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         if outcome.trajectory is not None:
             atomic_write_text(folder / "trajectory.json", json.dumps(outcome.trajectory, indent=2))
         budget.enforce(outcome, agent_started, task.timeout_s)  # OverBudget, DiskLow: not graded
+        limiter.enforce(outcome, agent_started, task.timeout_s)  # OverBudget: memory
         tamper = _tamper(task, pristine, dirs.work, dirs.root / "pristine")
         tamper = tamper.model_copy(update={"outside_writes": sandbox.outside_writes})
         status, error = _status(outcome, traffic, watch)
@@ -254,7 +262,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
                 patch=patch,
                 log_dir=folder / "grading",
                 final_answer=outcome.final_answer,
-                shared=env.grading,
+                shared=limiter.grading(env.grading),
             )
         grade_s = time.monotonic() - graded_at
         if verdict.tampered:
@@ -271,6 +279,8 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         elif verdict.env_fault is not None and status != "infra_error":
             # The machine could not run the task's tests: never the model's failure.
             status, error = "infra_error", f"environment fault in grading: {verdict.env_fault}"
+        if status != "infra_error" and (fault := limiter.pristine_fault()) is not None:
+            status, error = "infra_error", fault  # the task's own tests do not fit its limit
         if (
             traffic is not None
             and not verdict.success
@@ -299,6 +309,8 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         )
         verdict = _not_graded(f"not graded: {error}")
     finally:
+        if limiter is not None:
+            limits = limiter.close()
         if dirs is not None and not env.keep_workdir:
             if env.reaper is not None and not _short_of_space(env, budget):
                 env.reaper.remove(dirs.root)
@@ -357,6 +369,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         restored=restored,
         cap=cap if status == "cap_hit" else None,
         workspace_use=budget.use() if budget is not None else None,
+        limits=limits,
     )
     if env.keep_workdir and dirs is not None:
         record = record.model_copy(update={"workdir": str(dirs.root)})
