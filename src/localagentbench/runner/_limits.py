@@ -41,6 +41,7 @@ from localagentbench.sandbox import (
     TrialCgroup,
     detect,
 )
+from localagentbench.sandbox import PhaseUse as CgroupUse
 from localagentbench.tasks import Task
 
 __all__ = ["DEFAULT_PIDS", "LimitPolicy", "TrialLimiter", "limit_policy", "run_cgroups"]
@@ -198,7 +199,7 @@ class TrialLimiter:
         self.requested = policy.requested(task)
         self.explicit = policy.explicit(task)
         self._cgroup: TrialCgroup | None = None
-        self._uses: dict[str, PhaseUse] = {}
+        self._uses: dict[str, CgroupUse] = {}
         if policy.root is not None and policy.refused is None:
             self._cgroup = policy.root.open_trial(trial_id, self.requested)
         held = set() if self._cgroup is None else self._cgroup_limits()
