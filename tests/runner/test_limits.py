@@ -154,6 +154,7 @@ def test_limits_not_enforced_are_said_once_and_recorded(make_task, tmp_path, mon
     lines = [line for line in err.splitlines() if "not enforced per trial" in line]
     assert len(lines) == 1, err
     assert "cpus not enforced" in lines[0]
+    assert "pids not enforced" in lines[0]  # the default: a cgroup's only
     assert "memory_mb held per process" in lines[0]
     [record] = RunDir(tmp_path / "run").records()
     assert record.success is True

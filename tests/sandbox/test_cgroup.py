@@ -220,3 +220,27 @@ def test_v1_a_run_folder_left_by_a_killed_harness_is_swept(tmp_path):
         assert not dead.exists()
         assert (hierarchy.base / root.name).is_dir()
     assert not (hierarchy.base / root.name).exists()
+
+
+def test_v1_cpu_and_pids_limits_are_written_where_the_kernel_reads_them():
+    support = detect()
+    cpu, pids = support.hierarchy("cpu"), support.hierarchy("pids")
+    if cpu is None or pids is None or cpu.version != 1 or pids.version != 1:
+        pytest.skip(f"no writable cgroup v1 cpu and pids here: {support.reason('cpus')}")
+    with (
+        CgroupRoot(support, "v1limits") as root,
+        root.trial("cpu--cfg--r1", ResourceLimits(cpus=0.5, pids=16)) as trial,
+    ):
+        folders = {
+            h.controllers[0]: p.parent
+            for p in trial.procs_files("agent")
+            for h in support.hierarchies
+            if p.is_relative_to(h.base)
+        }
+        assert (folders["cpu"] / "cpu.cfs_quota_us").read_text().strip() == "50000"
+        assert (folders["cpu"] / "cpu.cfs_period_us").read_text().strip() == "100000"
+        assert (folders["pids"] / "pids.max").read_text().strip() == "16"
+        bomb = "for i in $(seq 40); do sleep 5 & done; wait"
+        result = run_process(join_argv(trial.procs_files("agent"), ("/bin/sh", "-c", bomb)))
+        assert "fork" in result.stderr.lower() or "resource" in result.stderr.lower()
+    assert not (cpu.base / root.name).exists()  # the sleepers left behind were killed

@@ -113,14 +113,18 @@ class LimitPolicy:
         return missing
 
     def note(self, tasks: list[Task]) -> str | None:
-        """The one line a run says before its first trial when a limit asked for by name
-        cannot be held by a cgroup here (None: every one can)."""
-        missing = self.shortfall(tasks, defaults=False)
+        """The one line a run says before its first trial when a limit its trials are held
+        to (the default ``pids`` included) cannot be held by a cgroup here (None: every one
+        can)."""
+        missing = self.shortfall(tasks, defaults=True)
         if not missing:
             return None
+        explicit = set(self.shortfall(tasks, defaults=False))
         held = {} if self.refused else {"memory_mb": "per process (RLIMIT_DATA)", "pids": "per uid"}
         parts = [
-            f"{limit} held {held[limit]}" if limit in held else f"{limit} not enforced"
+            f"{limit} held {held[limit]}"
+            if limit in held and limit in explicit
+            else f"{limit} not enforced"
             for limit in missing
         ]
         reasons = "; ".join(sorted(set(missing.values())))
