@@ -328,10 +328,13 @@ def test_limits_take_the_task_s_resources_and_default_the_rest(make_task, tmp_pa
     assert Limits.of(tasks["sized"]).bytes == 16 * MB
 
 
-@pytest.mark.parametrize("later", ["memory_mb", "cpus", "pids"])
-def test_limits_the_harness_does_not_enforce_yet_are_refused_by_name(later):
-    with pytest.raises(pydantic.ValidationError, match=f"{later} is not enforced"):
-        Resources.model_validate({later: 2})
+def test_memory_cpus_and_pids_are_accepted_and_bounded():
+    """Issue 38 made these limits enforced (they were refused by name before)."""
+    res = Resources.model_validate({"memory_mb": 200, "cpus": 1.5, "pids": 64})
+    assert (res.memory_mb, res.cpus, res.pids) == (200, 1.5, 64)
+    for bad in ({"memory_mb": 1}, {"cpus": 0}, {"pids": 2}):
+        with pytest.raises(pydantic.ValidationError):
+            Resources.model_validate(bad)
 
 
 def test_resources_must_be_positive_and_known():

@@ -226,6 +226,34 @@ def run(
             "(default: skip it as unrunnable, listed in run.json and the report).",
         ),
     ] = False,
+    memory_mb: Annotated[
+        int | None,
+        typer.Option(
+            "--memory-mb",
+            metavar="MB",
+            min=16,
+            help="Memory (MiB) a trial's agent may hold, and again its grading (the stricter "
+            "of this and the task's resources.memory_mb wins); past it: cap_hit, cap memory.",
+        ),
+    ] = None,
+    cpus: Annotated[
+        float | None,
+        typer.Option(
+            "--cpus",
+            metavar="N",
+            min=0.01,
+            help="CPU time per second a trial may use, e.g. 1.5 (the stricter of this and "
+            "the task's resources.cpus wins).",
+        ),
+    ] = None,
+    require_limits: Annotated[
+        bool,
+        typer.Option(
+            "--require-limits",
+            help="Exit 2 before any trial when this machine cannot hold the memory, CPU and "
+            "process limits per trial (cgroups; default: say so in one line and run).",
+        ),
+    ] = False,
     tool_call_repair: Annotated[
         bool,
         typer.Option(
@@ -284,6 +312,7 @@ def run(
       localagentbench run --config matrix.yaml --repeat 3 --plan-check 0.2
       localagentbench run --agent mock --mock-behavior solve --judge llamacpp/qwen2.5-coder-0.5b
       localagentbench run --config matrix.yaml --executor dask --scheduler tcp://10.0.0.5:8786
+      localagentbench run --agent command --agent-cmd './my-agent.sh' --memory-mb 2048 --cpus 2
     """
     from localagentbench.report import build_site, load_run, markdown_for
     from localagentbench.runner import RichProgress, describe_unrunnable, execute, resume_options
@@ -309,6 +338,9 @@ def run(
             workdir_root=workdir_root,
             max_quota_wait_s=max_quota_wait,
             min_free_mb=min_free_mb,
+            memory_mb=memory_mb,
+            cpus=cpus,
+            require_limits=require_limits or None,
         )
     elif resume is not None:
         options = _restart(resume, flags, keep_workdir=keep_workdir, workdir_root=workdir_root)
@@ -332,6 +364,9 @@ def run(
             require_all=require_all,
             argv=sys.argv[1:],
             max_quota_wait_s=max_quota_wait,
+            memory_mb=memory_mb,
+            cpus=cpus,
+            require_limits=require_limits,
         )
     options.executor = "dask" if executor == "dask" else "local"
     options.scheduler = scheduler

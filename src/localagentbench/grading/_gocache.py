@@ -74,7 +74,7 @@ class GoBuildSeeds:
         where.mkdir(parents=True)
         tree = pristine_with_heldout(task, pristine, where / "tree")
         home, logs = where / "home", where / "logs"
-        warm = jail.with_home(home).seeded(None)
+        warm = jail.with_home(home).seeded(None).on_pristine()
         specs = [("visible", task.oracle)]
         if task.heldout is not None:
             specs.append(("heldout", task.heldout))

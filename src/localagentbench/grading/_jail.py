@@ -56,6 +56,10 @@ class GradingJail:
     environment: EnvView | None = None
     """The task's built environment (`environments`): mounted read-only, first on PATH."""
 
+    pristine: bool = False
+    """The commands run the task's own material on the pristine tree: the sandbox is told
+    (`SandboxSpec.pristine`), so a resource limit they hit is the task's, not the agent's."""
+
     @property
     def isolation(self) -> str:
         """The level enforced, as recorded in the verdict's `isolation`."""
@@ -69,6 +73,10 @@ class GradingJail:
     def seeded(self, go_seed: Path | None) -> GradingJail:
         """The same jail with this Go build cache seed (None: every HOME starts empty)."""
         return dataclasses.replace(self, go_seed=go_seed)
+
+    def on_pristine(self) -> GradingJail:
+        """The same jail, its commands marked as the task's own on the pristine tree."""
+        return dataclasses.replace(self, pristine=True)
 
     def lean(self, lean_pytest: bool = True) -> GradingJail:
         """The same jail with pytest's plugin autoload off (or on again)."""
@@ -113,6 +121,7 @@ class GradingJail:
             readonly=readonly,
             protect=list(protect),
             hide=list(self.hide),
+            pristine=self.pristine,
         )
         ran = run_jailed(
             self.sandbox, argv, spec, timeout_s=timeout_s, output_cap=output_cap, cancel=cancel

@@ -123,7 +123,7 @@ def named_test_checks(
             argv,
             timeout_s=timeout,
             cwd=cwd,
-            jail=jail,
+            jail=jail.on_pristine() if label == "pristine" else jail,
             log=log_dir / f"{kind}-{label}.log",
             report_dir=report_dir,
             protect=[cwd / rel for rel in protect],

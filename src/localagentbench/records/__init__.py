@@ -34,7 +34,14 @@ from localagentbench.records._models import (
     TrialRecord,
     UnrunnableTask,
 )
-from localagentbench.records._parts import CapKind, CapStop, WorkspaceUse
+from localagentbench.records._parts import (
+    CapKind,
+    CapStop,
+    LimitValues,
+    PhaseUse,
+    TrialLimits,
+    WorkspaceUse,
+)
 from localagentbench.records._regrades import (
     RegradeFile,
     RegradeVerdict,
@@ -61,6 +68,8 @@ __all__ = [
     "SUMMARY_VERSION",
     "CapKind",
     "CapStop",
+    "LimitValues",
+    "PhaseUse",
     "CellSummary",
     "Composite",
     "ConfigSummary",
@@ -87,6 +96,7 @@ __all__ = [
     "TrialRecord",
     "TrialRow",
     "UnrunnableTask",
+    "TrialLimits",
     "WorkspaceUse",
     "as_rows",
     "judge_stamps",

@@ -17,6 +17,7 @@ from localagentbench.records._parts import (
     SuspiciousFlag,
     TamperReport,
     TaskTests,
+    TrialLimits,
     WorkspaceUse,
 )
 
@@ -157,6 +158,9 @@ class TrialRecord(BaseModel):
     workspace_use: WorkspaceUse | None = None
     """What the agent's workspace and HOME held when it ended, against the trial's disk
     budget; None in records from before the budget, or when the agent never ran."""
+    limits: TrialLimits | None = None
+    """Memory, CPU, process and disk limits: requested, enforced and by what, with each
+    phase's OOM kills and peak memory; None in records from before they were kept."""
     suspicious: list[SuspiciousFlag] = Field(default_factory=list)
     """Tampering signatures in ``patch.diff`` (a runner shadowed, test files or runner
     configuration changed...), tamper flags first; data for the reader, never a verdict.
@@ -267,6 +271,10 @@ class RunInfo(BaseModel):
     unrunnable: list[UnrunnableTask] = Field(default_factory=list)
     """Selected tasks not run because this machine cannot run their tests (see
     `UnrunnableTask`); re-proven when the run is resumed."""
+    limits: dict[str, Any] = Field(default_factory=dict)
+    """The run's resource policy: ``memory_mb`` and ``cpus`` from the flags (None: the
+    tasks' own), ``require`` (``--require-limits``), ``mechanism`` (limit -> what enforces
+    it here) and ``note`` (what cannot be enforced here); empty in runs from before it."""
     executors: list[dict[str, Any]] = Field(default_factory=list)
     """How each invocation (start, resumes) ran its trials: ``kind`` (local | dask), with
     Dask the ``scheduler`` address and the ``workers`` (address -> host) at its start."""

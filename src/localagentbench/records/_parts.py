@@ -24,10 +24,13 @@ __all__ = [
     "CorrectnessBasis",
     "FileChange",
     "GatewayStats",
+    "LimitValues",
+    "PhaseUse",
     "RateLimitEvent",
     "SuspiciousFlag",
     "TamperReport",
     "TaskTests",
+    "TrialLimits",
     "WorkspaceUse",
 ]
 
@@ -157,9 +160,10 @@ class GatewayStats(_Part):
     empty in records from before it was kept."""
 
 
-CapKind = Literal["max_requests", "max_tokens", "loop", "disk", "files"]
-"""What ended a cap_hit trial: a gateway cap, the loop detector, or the trial's disk budget
-(``disk``: bytes, ``files``: entries in the agent's workspace and HOME)."""
+CapKind = Literal["max_requests", "max_tokens", "loop", "disk", "files", "memory"]
+"""What ended a cap_hit trial: a gateway cap, the loop detector, the trial's disk budget
+(``disk``: bytes, ``files``: entries in the agent's workspace and HOME), or its memory
+limit (``memory``: the kernel killed the agent's processes at ``resources.memory_mb``)."""
 
 
 class CapStop(_Part):
@@ -198,6 +202,45 @@ class WorkspaceUse(_Part):
     """Measurements made while the agent ran (the last one, after it ended, included)."""
     poll_ms_max: float | None = None
     """The slowest measurement, in milliseconds."""
+
+
+class LimitValues(_Part):
+    """A set of per-trial limits (``record.limits``); None: no limit of that kind."""
+
+    memory_mb: int | None = None
+    """Memory (MiB) a phase's processes may hold together."""
+    cpus: float | None = None
+    """CPU time per wall-clock second."""
+    pids: int | None = None
+    """Processes and threads alive at once."""
+    disk_mb: int | None = None
+    """Megabytes the agent's workspace and HOME may hold."""
+
+
+class PhaseUse(_Part):
+    """What one phase's cgroup (agent, grading, pristine) saw."""
+
+    oom_kills: int = 0
+    """Processes the kernel killed at the memory limit."""
+    peak_mb: float | None = None
+    """The most memory the phase held at once (MiB); None when the kernel does not say."""
+
+
+class TrialLimits(_Part):
+    """What the trial was asked to be held to, and what held it (``record.limits``)."""
+
+    requested: LimitValues
+    """The stricter of the task's ``resources`` and the run's flags, defaults filled in."""
+    enforced: LimitValues
+    """The requested limits that something enforced (a limit nothing held is None here)."""
+    mechanism: dict[str, str] = Field(default_factory=dict)
+    """Limit name -> what enforced it: ``cgroup-v1`` or ``cgroup-v2`` (the trial's processes
+    together), ``rlimit`` (each process on its own: RLIMIT_DATA, RLIMIT_NPROC; weaker),
+    ``workspace-watch`` (the disk budget's polls)."""
+    phases: dict[str, PhaseUse] = Field(default_factory=dict)
+    """Phase (agent, grading, pristine) -> what its cgroup saw; empty without cgroups."""
+    note: str | None = None
+    """Why a requested limit was not enforced; None when every one was."""
 
 
 class FileChange(_Part):

@@ -28,6 +28,7 @@ from localagentbench.results import summarise
 from localagentbench.runner._budget import DiskAlarm
 from localagentbench.runner._executor import Executor
 from localagentbench.runner._lanes import LaneGate, LaneView
+from localagentbench.runner._limits import limit_policy
 from localagentbench.runner._progress import ProgressSink, SilentProgress
 from localagentbench.runner._provenance import harness_info, host_info, model_info
 from localagentbench.runner._run_options import (
@@ -129,7 +130,15 @@ def execute(
     tags = task_tags(tasks, sandbox)  # keys the toolchain proofs and the pristine results
     unrunnable = prove_toolchains(tasks, sandbox, workers=min(4, os.cpu_count() or 1), tags=tags)
     tasks = runnable_tasks(tasks, unrunnable, require_all=options.require_all)
-    for line in describe_unrunnable(unrunnable):
+    policy = limit_policy(
+        tasks,
+        memory_mb=options.memory_mb,
+        cpus=options.cpus,
+        require=options.require_limits,
+        executor=options.executor,
+    )
+    limits_note = policy.note(tasks)
+    for line in [*describe_unrunnable(unrunnable), *([limits_note] if limits_note else [])]:
         progress.note(line)
 
     if resume:
@@ -187,6 +196,7 @@ def execute(
                     isolation=isolation_level(sandbox),
                     argv=options.argv,
                     unrunnable=unrunnable,
+                    limits=policy.describe(),
                 )
             )
         else:
@@ -219,6 +229,7 @@ def execute(
             gate,
             tags,
             alarm,
+            policy,
         ) as (executor, work):
             record_executor(run_dir, executor)
             plans = trial_plans(options, tasks)

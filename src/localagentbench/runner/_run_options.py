@@ -50,6 +50,13 @@ class RunOptions:
     max_quota_wait_s: float | None = None
     """Total seconds a lane may wait for quota resets; past it the lane stops and its trials
     are left for --resume (None: no cap)."""
+    memory_mb: int | None = None
+    """``--memory-mb``: memory per trial phase for every task (the stricter of it and the
+    task's ``resources.memory_mb`` wins; `runner._limits`)."""
+    cpus: float | None = None
+    """``--cpus``: CPU time per second for every task (the stricter wins)."""
+    require_limits: bool = False
+    """Refuse to run (before any trial) when a limit cannot be enforced per trial here."""
 
 
 @dataclass
@@ -136,6 +143,8 @@ def _recorded_options(
         concurrency=info.concurrency,
         lanes=dict(info.lanes),
         out=path,
+        memory_mb=info.limits.get("memory_mb"),
+        cpus=info.limits.get("cpus"),
     )
     for key, value in overrides.items():
         if value is not None:

@@ -20,6 +20,7 @@ from localagentbench.runner._baseline_cache import BaselineCache
 from localagentbench.runner._budget import DiskAlarm
 from localagentbench.runner._executor import Executor, LocalExecutor
 from localagentbench.runner._lanes import LaneGate
+from localagentbench.runner._limits import LimitPolicy, run_cgroups
 from localagentbench.runner._run_options import RunOptions
 from localagentbench.runner._setup import gateway_for
 from localagentbench.runner._trial import TrialEnv, TrialPlan, run_trial
@@ -70,6 +71,7 @@ def trials(
     gate: LaneGate,
     tags: Mapping[str, str],
     alarm: DiskAlarm,
+    policy: LimitPolicy,
 ) -> Iterator[tuple[Executor, Work]]:
     """Where the run's trials go and the work each one is: threads here (the gateway, the
     scratch root and the trial environment of this process) or a Dask cluster."""
@@ -92,6 +94,7 @@ def trials(
     with (
         gateway_for(options.configurations, agents, gate, run_dir.path) as gateway,
         _scratch_root(options, tasks) as (scratch, reaper),
+        run_cgroups(policy, run_id) as limits,
     ):
         env = TrialEnv(
             run_id=run_id,
@@ -117,6 +120,7 @@ def trials(
             reaper=reaper,
             min_free_mb=options.min_free_mb,
             disk_alarm=alarm,
+            limits=limits,
         )
         yield (
             executor or LocalExecutor(options.concurrency, options.lanes),

@@ -67,7 +67,12 @@ def run_trial(plan: TrialPlan, env: TrialEnv, steps: TrialSteps = STEPS) -> Tria
         if captured.fault is not None:
             raise captured.fault
         graded = steps.grade(plan, env, prepared, ran, captured)
-        decision = apply_verdict(ran.end, graded.verdict, blame=_blame(env, plan, ran.traffic))
+        decision = apply_verdict(
+            ran.end,
+            graded.verdict,
+            blame=_blame(env, plan, ran.traffic),
+            pristine_fault=prepared.limiter.pristine_fault() if prepared.limiter else None,
+        )
         if decision.tampered:
             _log_tampered(env, plan, decision.verdict)
     except Cancelled:
@@ -83,6 +88,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv, steps: TrialSteps = STEPS) -> Tria
         why = f"harness fault {type(e).__name__}: {e} (see harness-error.txt)"
         decision = apply_verdict(AgentEnd("infra_error", why), None)
     finally:
+        limits = prepared.limiter.close() if prepared and prepared.limiter else None
         if prepared is not None and not env.keep_workdir:
             if env.reaper is not None and not _short_of_space(env, prepared.budget):
                 env.reaper.remove(prepared.dirs.root)
@@ -97,7 +103,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv, steps: TrialSteps = STEPS) -> Tria
         captured,
         graded,
         decision,
-        {"workspace_use": _use(prepared)},
+        {"workspace_use": _use(prepared), "limits": limits},
     )
     try:
         env.run_dir.write_record(record)

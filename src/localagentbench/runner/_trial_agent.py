@@ -73,7 +73,8 @@ def run_agent(plan: TrialPlan, env: TrialEnv, prepared: Prepared) -> AgentRun:
     at a cap, or times out; its disk budget watched the whole time."""
     task, agent = plan.task, env.agents[plan.config.id]
     dirs, watch, budget = prepared.dirs, prepared.watch, prepared.budget
-    sandbox = ObservedSandbox(env.sandbox)  # this trial's jails, for their own counts
+    limited = prepared.limiter.agent_sandbox(env.sandbox) if prepared.limiter else env.sandbox
+    sandbox = ObservedSandbox(limited)  # this trial's jails, for their own counts
     route = _open_route(env, plan, agent, prepared)
     ctx = AgentContext(
         trial_id=plan.id,

@@ -64,6 +64,8 @@ def capture_trial(plan: TrialPlan, env: TrialEnv, prepared: Prepared, ran: Agent
             atomic_write_text(folder / "trajectory.json", json.dumps(outcome.trajectory, indent=2))
         if prepared.budget is not None:
             prepared.budget.enforce(outcome, ran.started, plan.task.timeout_s)
+        if prepared.limiter is not None:  # OverBudget: killed at its memory limit
+            prepared.limiter.enforce(outcome, ran.started, plan.task.timeout_s)
     tamper = _tamper(plan.task, pristine, dirs.work, dirs.root / "pristine")
     tamper = tamper.model_copy(update={"outside_writes": ran.outside_writes})
     try:

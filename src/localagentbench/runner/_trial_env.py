@@ -13,6 +13,7 @@ from localagentbench.records import RunDir
 from localagentbench.runner._budget import DiskAlarm
 from localagentbench.runner._config import Configuration
 from localagentbench.runner._lanes import LaneGate
+from localagentbench.runner._limits import LimitPolicy
 from localagentbench.runner._pipeline import GradeShared
 from localagentbench.sandbox import NoneSandbox, Sandbox
 from localagentbench.tasks import Task
@@ -92,6 +93,8 @@ class TrialEnv:
     (``--min-free-mb``); 0: not watched."""
     disk_alarm: DiskAlarm = field(default_factory=DiskAlarm)
     """Sounded once a disk ran low: no further trial starts (`runner._budget`)."""
+    limits: LimitPolicy = field(default_factory=LimitPolicy)
+    """Memory, CPU and process limits per trial, and the run's cgroups (`runner._limits`)."""
 
     @property
     def grading(self) -> GradeShared:

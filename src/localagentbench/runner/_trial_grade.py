@@ -44,6 +44,6 @@ def grade_step(
         patch=captured.patch,
         log_dir=env.run_dir.trial(plan.id) / "grading",
         final_answer=ran.final_answer,
-        shared=env.grading,
+        shared=prepared.limiter.grading(env.grading) if prepared.limiter else env.grading,
     )
     return Graded(verdict, time.monotonic() - started)

@@ -9,6 +9,7 @@ from typing import Any
 
 from localagentbench.records import Incident, utc_now
 from localagentbench.runner._budget import BudgetWatch, Limits
+from localagentbench.runner._limits import TrialLimiter
 from localagentbench.runner._trial_env import TrialEnv, TrialPlan
 from localagentbench.runner._watch import TrialWatch
 from localagentbench.workspace import TrialDirs, check_master, prepare_workspace
@@ -26,6 +27,9 @@ class Prepared:
     budget: BudgetWatch | None
     """None: the agent's folders are not measured (a fake step's trial)."""
     restored: bool = False
+    limiter: TrialLimiter | None = None
+    """The trial's memory, CPU and process limits (its cgroups, closed by `run_trial`);
+    None: none set up (a fake step's trial)."""
 
     def part(self) -> dict[str, Any]:
         """The record's part: the guard's finding."""
@@ -71,4 +75,5 @@ def prepare_trial(plan: TrialPlan, env: TrialEnv, restored: bool = False) -> Pre
         alarm=env.disk_alarm,
         trial_id=plan.id,
     )
-    return Prepared(dirs, watch, budget, restored=restored)
+    limiter = env.limits.trial(plan.id, plan.task)  # its cgroups, closed by run_trial
+    return Prepared(dirs, watch, budget, restored=restored, limiter=limiter)

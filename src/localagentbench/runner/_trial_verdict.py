@@ -143,6 +143,7 @@ def apply_verdict(
     *,
     fault: str | None = None,
     blame: Callable[[], str | None] | None = None,
+    pristine_fault: str | None = None,
 ) -> Decision:
     """The trial's status and scored verdict (the rules in this module's docstring).
 
@@ -150,6 +151,8 @@ def apply_verdict(
     ``fault``: a harness step the agent's own files broke (scored, named before the error).
     ``blame``: asked only for a failed, untampered, scored trial; a reason means the model
     endpoint failed it (an infra_error), None that it did not.
+    ``pristine_fault``: the pristine tree's own run was killed at the trial's limits (the
+    task's tests do not fit them): an infra_error, never the model's failure.
     """
     status, error = end.status, end.error
     if fault is not None:
@@ -162,6 +165,8 @@ def apply_verdict(
         # The machine could not run the task's tests: never the model's failure.
         why = f"environment fault in grading: {verdict.env_fault}"
         return Decision("infra_error", why, verdict)
+    if pristine_fault is not None and status != "infra_error":
+        return Decision("infra_error", pristine_fault, verdict)
     if blame is not None and not verdict.success and status != "infra_error":
         blamed = blame()
         if blamed is not None:

@@ -13,14 +13,26 @@ which is short for::
 
 `tamper_report` compares the final workspace with the pristine one for edited test and oracle
 files; `ObservedSandbox` wraps the run's backend for one trial to read what its jails counted;
-`self_test` proves a backend with real jailed commands (`doctor`). See docs/METHODOLOGY.md,
-"Isolation".
+`self_test` proves a backend with real jailed commands (`doctor`); `LimitedSandbox` puts one
+trial's commands into its cgroups (`CgroupRoot`, `detect`: memory, CPU and process limits).
+See docs/METHODOLOGY.md, "Isolation" and "Resource limits".
 """
 
 from localagentbench.sandbox._bwrap import BwrapSandbox
+from localagentbench.sandbox._cgroup import (
+    CONTROLLERS,
+    CgroupRoot,
+    CgroupSupport,
+    Phase,
+    PhaseUse,
+    ResourceLimits,
+    TrialCgroup,
+    detect,
+)
 from localagentbench.sandbox._landlock import LandlockSandbox
 from localagentbench.sandbox._launcher import SETUP_FAILED
 from localagentbench.sandbox._layout import package_root
+from localagentbench.sandbox._limited import LimitedSandbox
 from localagentbench.sandbox._none import NoneSandbox
 from localagentbench.sandbox._observe import ObservedSandbox
 from localagentbench.sandbox._run import JailedRun, run_jailed
@@ -50,16 +62,23 @@ from localagentbench.sandbox._wrapped import Wrapped
 
 __all__ = [
     "BACKENDS",
+    "CONTROLLERS",
     "NOBODY_UID",
     "SETUP_FAILED",
     "TEST_INFRA_PATTERNS",
     "BackendStatus",
     "BwrapSandbox",
+    "CgroupRoot",
+    "CgroupSupport",
     "FileChange",
     "JailedRun",
     "LandlockSandbox",
+    "LimitedSandbox",
     "NoneSandbox",
     "ObservedSandbox",
+    "Phase",
+    "PhaseUse",
+    "ResourceLimits",
     "Sandbox",
     "SandboxError",
     "SandboxSpec",
@@ -67,8 +86,10 @@ __all__ = [
     "SeatbeltSandbox",
     "SelfTestStep",
     "TamperReport",
+    "TrialCgroup",
     "Wrapped",
     "available_backends",
+    "detect",
     "isolation_level",
     "package_root",
     "run_jailed",

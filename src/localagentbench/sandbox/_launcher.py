@@ -228,7 +228,8 @@ def _supervise(
         os.close(report)
     if os.WIFSIGNALED(status):
         died_of = os.WTERMSIG(status)
-        signal.signal(died_of, signal.SIG_DFL)
+        if died_of != signal.SIGKILL:  # an OOM kill, say: SIGKILL has no handler to reset
+            signal.signal(died_of, signal.SIG_DFL)
         os.kill(os.getpid(), died_of)
     return os.waitstatus_to_exitcode(status)
 

@@ -69,6 +69,9 @@ class SandboxSpec(BaseModel):
     harness is not root (the agent keeps the harness's uid, inside a user namespace)."""
     agent_gid: int | None = None
     """The gid to go with `agent_uid` (default: the same number as the uid)."""
+    pristine: bool = False
+    """The command runs the task's own material on its untouched tree (grading's pristine
+    runs): a resource limit it hits is the task's fault, never the agent's."""
     python: Path | None = None
     """Interpreter that runs the in-jail launcher (default: the harness's own). Its prefix is
     mounted read-only."""

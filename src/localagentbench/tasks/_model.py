@@ -231,18 +231,16 @@ class Provenance(_Strict):
     """`generate`: the seed the candidates were drawn with (it also enters `version`)."""
 
 
-_LATER_RESOURCES = ("memory_mb", "cpus", "pids")
-"""Limits SPEC section 5 names that this version does not enforce yet."""
-
-
 class Resources(_Strict):
     """Per-trial limits on what the agent may use (SPEC section 5). A limit left out takes
-    the harness's default; a trial stopped at a limit is ``cap_hit`` with the limit named.
+    the harness's default; ``run --memory-mb`` / ``--cpus`` may tighten ``memory_mb`` and
+    ``cpus`` (the stricter wins). A trial stopped at a limit is ``cap_hit`` with the limit
+    named.
 
-    Enforced now: ``disk_mb`` and ``files``, over the agent's workspace and private HOME,
-    while the agent runs (`runner._budget`). ``memory_mb``, ``cpus`` and ``pids`` are named
-    by the SPEC and refused until they are enforced: a limit the harness would silently
-    ignore is worse than none.
+    ``disk_mb`` and ``files`` hold the agent's workspace and private HOME while the agent
+    runs (`runner._budget`). ``memory_mb``, ``cpus`` and ``pids`` hold the trial's processes
+    together, the agent's and grading's, through a cgroup per trial where the machine allows
+    one (`runner._limits`); each record says what was requested and what was enforced.
     """
 
     disk_mb: int | None = Field(default=None, ge=1)
@@ -251,18 +249,13 @@ class Resources(_Strict):
     files: int | None = Field(default=None, ge=1)
     """Entries (files, folders, links) the workspace and HOME may hold together, the
     fixture's own included. Default: the harness's (100000)."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _not_yet(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            for name in _LATER_RESOURCES:
-                if name in data:
-                    raise ValueError(
-                        f"{name} is not enforced by this version of the harness (only disk_mb "
-                        "and files are); remove it rather than rely on a limit that does not hold"
-                    )
-        return data
+    memory_mb: int | None = Field(default=None, ge=16)
+    """Memory (MiB, RAM and swap together) the agent's processes may hold at once, and
+    again grading's. Default: no limit."""
+    cpus: float | None = Field(default=None, gt=0, le=1024)
+    """CPU time per second of wall clock (1.5: one and a half cores). Default: no limit."""
+    pids: int | None = Field(default=None, ge=8)
+    """Processes and threads alive at once. Default: the harness's (4096)."""
 
 
 class PythonEnvironment(_Strict):
@@ -471,7 +464,7 @@ class Task(_Strict):
     max_tokens: int | None = Field(default=None, ge=1)
     """Model tokens (prompt plus completion) the trial may spend; past it, as max_requests."""
     resources: Resources = Field(default_factory=Resources)
-    """Per-trial limits (disk_mb, files); see `Resources`."""
+    """Per-trial limits (memory_mb, cpus, pids, disk_mb, files); see `Resources`."""
     environment: Environment | None = None
     """Packages and set-up the task's code needs; see `Environment`."""
     provenance: Provenance | None = None
