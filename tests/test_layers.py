@@ -33,6 +33,7 @@ LAYERS: tuple[str, ...] = (
     "agents",
     "grading",
     "judge",
+    "trajectory",
     "runner",
     "report",
     "importers",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 import traceback
@@ -47,6 +46,7 @@ from localagentbench.sandbox import (
     tamper_report,
 )
 from localagentbench.tasks import Task
+from localagentbench.trajectory import TRAJECTORY_FILE, build_trajectory
 from localagentbench.workspace import (
     Pristine,
     Reaper,
@@ -236,8 +236,7 @@ def run_trial(plan: TrialPlan, env: TrialEnv) -> TrialRecord:
         cap = watch.cap_stop(outcome, agent_started, task.timeout_s)
         atomic_write_text(folder / "agent.stdout", outcome.stdout)
         atomic_write_text(folder / "agent.stderr", outcome.stderr)
-        if outcome.trajectory is not None:
-            atomic_write_text(folder / "trajectory.json", json.dumps(outcome.trajectory, indent=2))
+        _write_trajectory(folder, outcome, config.agent)
         budget.enforce(outcome, agent_started, task.timeout_s)  # OverBudget, DiskLow: not graded
         tamper = _tamper(task, pristine, dirs.work, dirs.root / "pristine")
         tamper = tamper.model_copy(update={"outside_writes": sandbox.outside_writes})
@@ -470,6 +469,15 @@ def _note_skipped(folder: Path, taken: TakenPatch) -> None:
     git refuses) beside it, so a reader of the trial sees why they are not graded."""
     if taken.skipped:
         atomic_write_text(folder / "patch-skipped.txt", "\n".join(taken.skipped) + "\n")
+
+
+def _write_trajectory(folder: Path, outcome: AgentOutcome, agent: str) -> None:
+    """trajectory.json: the gateway's exchanges merged with the agent's own log (only the
+    agent's log when it made no request through the gateway; nothing when neither exists)."""
+    trajectory = build_trajectory(folder, outcome.trajectory, agent)
+    if trajectory.steps or outcome.trajectory is not None:
+        text = trajectory.model_dump_json(indent=2, exclude_defaults=False)
+        atomic_write_text(folder / TRAJECTORY_FILE, text)
 
 
 def _agent_cost(trajectory: dict[str, Any] | None) -> float | None:
