@@ -31,12 +31,13 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import localagentbench.trajectory
 from localagentbench import __version__
 from localagentbench._io import atomic_write_text
 from localagentbench.errors import LabError, RunDirError
 from localagentbench.judge import pairwise_text
 from localagentbench.records import TrialRecord
-from localagentbench.report import _trialpage
+from localagentbench.report import _transcript, _trialpage
 from localagentbench.report._entries import Entry, sort_entries
 from localagentbench.report._format import (
     SUSPICIOUS_NOTE,
@@ -252,7 +253,10 @@ def _code_digest() -> str:
     h = hashlib.sha256(__version__.encode())
     for name in ("base.html", "trial.html"):
         h.update(files("localagentbench.report").joinpath("templates", name).read_bytes())
-    h.update(Path(_trialpage.__file__).read_bytes())
+    for module in (_trialpage, _transcript):
+        h.update(Path(module.__file__ or "").read_bytes())
+    for path in sorted(Path(localagentbench.trajectory.__file__).parent.glob("*.py")):
+        h.update(path.read_bytes())  # how a trajectory is built and its failure read
     return h.hexdigest()
 
 

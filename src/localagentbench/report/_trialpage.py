@@ -15,6 +15,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from localagentbench.agents import Trajectory
 from localagentbench.records import (
     PriceTable,
     TrialAudit,
@@ -24,6 +25,8 @@ from localagentbench.records import (
     trial_cost,
 )
 from localagentbench.report._diff import colour_diff, read_capped
+from localagentbench.report._transcript import Transcript, transcript
+from localagentbench.trajectory import load_trajectory
 
 __all__ = ["GatewayRow", "TextFile", "TrialPage", "trial_page"]
 
@@ -95,6 +98,9 @@ class TrialPage:
     """The tool-use audit (`records.trial_audit`)."""
     cost: TrialCost | None = None
     """The price table's cost of the trial (`records.trial_cost`)."""
+    transcript: Transcript | None = None
+    """The trial's trajectory (gateway exchanges merged with the agent's log) as steps;
+    None when it has no step (then the raw trajectory file, if any, is shown)."""
 
 
 def _text(path: Path | None, name: str) -> TextFile:
@@ -199,7 +205,14 @@ def trial_page(
     if grading is not None and grading.is_dir() and not grading.is_symlink():
         for log in sorted(grading.iterdir()):
             logs.append(_text(log, log.name))
-    steps, steps_omitted, raw = _trajectory(at("trajectory.json"))
+    view = None
+    if folder is not None:
+        trajectory = load_trajectory(folder, record.agent)
+        view = transcript(trajectory) if trajectory.steps else None
+    steps: list[Step] = []
+    steps_omitted, raw = 0, None
+    if view is None or _foreign(at("trajectory.json")):
+        steps, steps_omitted, raw = _trajectory(at("trajectory.json"))
     gateway, gateway_omitted = _gateway(at("gateway.jsonl"))
     return TrialPage(
         record=record,
@@ -216,4 +229,21 @@ def trial_page(
         no_change=record.no_change if record.no_change is not None else record.patch_bytes == 0,
         audit=trial_audit(record),
         cost=trial_cost(record, prices),
+        transcript=view,
     )
+
+
+def _foreign(path: Path | None) -> bool:
+    """trajectory.json exists in a shape that is not ours (shown raw beside the transcript)."""
+    text, size = read_capped(path, TEXT_CAP)
+    if not size:
+        return False
+    try:
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            return True
+        own = {k: v for k, v in data.items() if k not in {"tool_calls", "failed_tool_calls"}}
+        Trajectory.model_validate(own)
+    except ValueError:
+        return True
+    return False

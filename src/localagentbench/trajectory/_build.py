@@ -47,7 +47,7 @@ def _cap(text: Any, limit: int = CAP) -> str | None:
 
 
 def _lines(path: Path) -> Iterator[dict[str, Any]]:
-    if not path.is_file():
+    if path.is_symlink() or not path.is_file():
         return
     with path.open(encoding="utf-8", errors="replace") as handle:
         for raw in handle:
@@ -182,10 +182,11 @@ def _merge(built: Trajectory, agent: Trajectory) -> Trajectory:
 
 
 def _home(steps: list[Step], text: str | None) -> Step | None:
-    """The gateway step an agent step's text came from (its start), else the last one."""
+    """The gateway step an agent step's text came from (its start; the latest such, as a
+    model may repeat itself), else the last one."""
     if text:
         head = text[:200].strip()
-        for step in steps:
+        for step in reversed(steps):
             if step.text and step.text.startswith(head):
                 return step
     return steps[-1] if steps else None
@@ -210,7 +211,7 @@ def load_trajectory(folder: Path, agent: str) -> Trajectory:
     (runs recorded before trajectories were built at record time)."""
     path = folder / TRAJECTORY_FILE
     stored: dict[str, Any] | None = None
-    if path.is_file():
+    if path.is_file() and not path.is_symlink():
         try:
             data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
         except ValueError:
