@@ -230,7 +230,13 @@ def _render_range(
     template = env.get_template("trial.html")
     for i in part:
         record = run.records[i]
-        page = trial_page(record, run.trial_dir(record), prompts.get(record.task_id), run.prices)
+        page = trial_page(
+            record,
+            run.trial_dir(record),
+            prompts.get(record.task_id),
+            run.prices,
+            task_folders=[Path(run.info.tasks_dir)],
+        )
         verdict = run.verdicts.get(record.trial_id)
         html = template.render(
             root="../../", run=run, page=page, r=record, cap=TEXT_CAP, verdict=verdict

@@ -9,6 +9,7 @@ escapes each line itself.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from localagentbench.records import (
 )
 from localagentbench.report._diff import colour_diff, read_capped
 from localagentbench.report._transcript import Transcript, transcript
-from localagentbench.trajectory import load_trajectory
+from localagentbench.trajectory import Cause, load_trajectory, trial_causes
 
 __all__ = ["GatewayRow", "TextFile", "TrialPage", "trial_page"]
 
@@ -98,6 +99,8 @@ class TrialPage:
     """The tool-use audit (`records.trial_audit`)."""
     cost: TrialCost | None = None
     """The price table's cost of the trial (`records.trial_cost`)."""
+    causes: list[Cause] = field(default_factory=list)
+    """Why the trial failed, by the rules of `trajectory.classify`, each with its evidence."""
     transcript: Transcript | None = None
     """The trial's trajectory (gateway exchanges merged with the agent's log) as steps;
     None when it has no step (then the raw trajectory file, if any, is shown)."""
@@ -192,8 +195,10 @@ def trial_page(
     folder: Path | None,
     prompt: str | None,
     prices: PriceTable | None = None,
+    task_folders: Sequence[Path] = (),
 ) -> TrialPage:
-    """Everything the trial's page shows."""
+    """Everything the trial's page shows; ``task_folders`` are where its task's reference
+    is looked for (the failure rules about files need it)."""
 
     def at(name: str) -> Path | None:
         return None if folder is None else folder / name
@@ -205,8 +210,9 @@ def trial_page(
     if grading is not None and grading.is_dir() and not grading.is_symlink():
         for log in sorted(grading.iterdir()):
             logs.append(_text(log, log.name))
-    view = None
+    view, causes = None, []
     if folder is not None:
+        causes = trial_causes(record, folder, task_folders)
         trajectory = load_trajectory(folder, record.agent)
         view = transcript(trajectory) if trajectory.steps else None
     steps: list[Step] = []
@@ -230,6 +236,7 @@ def trial_page(
         audit=trial_audit(record),
         cost=trial_cost(record, prices),
         transcript=view,
+        causes=causes,
     )
 
 
