@@ -79,6 +79,11 @@ COMMANDS: dict[str, LazyCommand] = {
         "localagentbench.cli._tables:tables",
         "Regenerate the tables from stored records, running nothing.",
     ),
+    "export": LazyCommand(
+        "localagentbench.cli._atif:export_app",
+        "Export stored runs in formats other tools read (`export atif`: Harbor's trajectory "
+        "format, one file per trial).",
+    ),
     "compare": LazyCommand(
         "localagentbench.cli._compare:compare",
         "Paired per-task comparison of two runs: difference with interval, McNemar, wins/losses.",

@@ -212,8 +212,8 @@ def trial_page(
             logs.append(_text(log, log.name))
     view, causes = None, []
     if folder is not None:
-        causes = trial_causes(record, folder, task_folders)
         trajectory = load_trajectory(folder, record.agent)
+        causes = trial_causes(record, folder, task_folders, trajectory)
         view = transcript(trajectory) if trajectory.steps else None
     steps: list[Step] = []
     steps_omitted, raw = 0, None

@@ -5,8 +5,11 @@ common `agents.Trajectory` (written as the trial's `trajectory.json` at record t
 `load_trajectory` reads it back, building it from the stored files for older runs.
 `classify` names a failed trial's causes from its trajectory, patch and verdict, each with
 its evidence; `trial_causes` and `failure_breakdown` apply it to stored runs.
+`export_atif` writes each stored trial as an ATIF v1.7 document (Harbor's RFC 0001).
 """
 
+from localagentbench.trajectory._atif import export_atif, trial_atif
+from localagentbench.trajectory._atif_schema import ATIF_VERSION, AtifTrajectory, validate_atif
 from localagentbench.trajectory._breakdown import (
     CauseBreakdown,
     failure_breakdown,
@@ -30,19 +33,24 @@ from localagentbench.trajectory._causes import (
 )
 
 __all__ = [
+    "ATIF_VERSION",
     "CAUSES",
     "RULES",
     "TRAJECTORY_FILE",
+    "AtifTrajectory",
     "Cause",
     "CauseBreakdown",
     "CauseName",
     "Evidence",
     "build_trajectory",
     "classify",
+    "export_atif",
     "failure_breakdown",
     "load_trajectory",
     "patch_files",
     "reference_files",
     "strip_ansi",
+    "trial_atif",
     "trial_causes",
+    "validate_atif",
 ]

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import yaml
 
+from localagentbench.agents import Trajectory
 from localagentbench.errors import LabError
 from localagentbench.records import RunDir, TrialRecord
 from localagentbench.tasks import bundled_suite
@@ -76,13 +77,19 @@ def _patch(folder: Path) -> str:
 
 
 def trial_causes(
-    record: TrialRecord, folder: Path, task_folders: Sequence[Path] = ()
+    record: TrialRecord,
+    folder: Path,
+    task_folders: Sequence[Path] = (),
+    trajectory: Trajectory | None = None,
 ) -> list[Cause]:
     """Why the stored trial in ``folder`` failed ([] when it did not); ``task_folders``
-    are searched for its task's reference (the bundled suite after them)."""
+    are searched for its task's reference (the bundled suite after them). ``trajectory``:
+    the trial's, when the caller loaded it already."""
+    if record.success or record.status == "infra_error":
+        return []
     evidence = Evidence(
         record=record,
-        trajectory=load_trajectory(folder, record.agent),
+        trajectory=trajectory or load_trajectory(folder, record.agent),
         patch=_patch(folder),
         task_files=reference_files(record.task_id, [*task_folders, bundled_suite()]),
     )
