@@ -37,7 +37,7 @@ from localagentbench._io import atomic_write_text
 from localagentbench.errors import LabError, RunDirError
 from localagentbench.judge import pairwise_text
 from localagentbench.records import TrialRecord
-from localagentbench.report import _transcript, _trialpage
+from localagentbench.report import _transcript, _trialpage, _trials
 from localagentbench.report._entries import Entry, sort_entries
 from localagentbench.report._format import (
     SUSPICIOUS_NOTE,
@@ -53,7 +53,9 @@ from localagentbench.report._matrix import matrix_rows, trial_href
 from localagentbench.report._spend import BOOTSTRAP_NOTE, frontier_plots, price_note, spend_rows
 from localagentbench.report._svg import Bar, Point, interval_chart, scatter, spread_chart
 from localagentbench.report._trialpage import TEXT_CAP, trial_page
+from localagentbench.report._trials import CAUSES_FILE, TrialRow, read_causes, trial_rows
 from localagentbench.tasks import load_suite
+from localagentbench.trajectory import CAUSES
 
 if TYPE_CHECKING:  # Jinja loads when a site is built, not when the CLI starts
     from jinja2 import Environment
@@ -167,7 +169,12 @@ def _mini_bar(e: Entry) -> tuple[float, float, float] | None:
 
 
 def render_index(
-    env: Environment, runs: Sequence[ReportRun], title: str, *, leaderboard: bool = False
+    env: Environment,
+    runs: Sequence[ReportRun],
+    title: str,
+    *,
+    leaderboard: bool = False,
+    trial_list: tuple[list[TrialRow], int] = ([], 0),
 ) -> str:
     entries = sort_entries(label_entries(list(runs)))
     columns, rows = matrix_rows(runs, entries)
@@ -195,6 +202,9 @@ def render_index(
         matrix=matrix,
         plots=plots,
         trials=sum(r.summary.trials for r in runs),
+        trial_rows=trial_list[0],
+        trial_rows_left=trial_list[1],
+        cause_names=CAUSES,
         infra=sum(r.summary.infra_errors for r in runs),
         incidents=[(run, i) for run in runs for i in run.incidents],
         unrunnable=[(run, t) for run in runs for t in run.info.unrunnable],
@@ -259,7 +269,7 @@ def _code_digest() -> str:
     h = hashlib.sha256(__version__.encode())
     for name in ("base.html", "trial.html"):
         h.update(files("localagentbench.report").joinpath("templates", name).read_bytes())
-    for module in (_trialpage, _transcript):
+    for module in (_trialpage, _transcript, _trials):
         h.update(Path(module.__file__ or "").read_bytes())
     for path in sorted(Path(localagentbench.trajectory.__file__).parent.glob("*.py")):
         h.update(path.read_bytes())  # how a trajectory is built and its failure read
@@ -388,10 +398,20 @@ def build_site(runs: Sequence[ReportRun], out: Path, title: str | None = None) -
     previous = out if (out / "index.html").is_file() else None
     known = _read_manifest(previous)
     manifest: dict[str, str] = {}
+    causes: dict[str, list[str]] = {}
     try:
         write_assets(tmp)
         pages, reused = 1, 0
-        (tmp / "index.html").write_text(render_index(env, runs, title), encoding="utf-8")
+        trial_list = trial_rows(
+            runs,
+            lambda run, r: r.config_id if len(runs) == 1 else f"{r.config_id} @ {run.key}",
+            lambda run, r: _fingerprint(run, r, None),
+            read_causes(previous),
+            causes,
+        )
+        index = render_index(env, runs, title, trial_list=trial_list)
+        (tmp / "index.html").write_text(index, encoding="utf-8")
+        (tmp / CAUSES_FILE).write_text(json.dumps(causes), encoding="utf-8")
         for run in runs:
             written, carried = _trial_pages(env, run, tmp, previous, manifest, known)
             pages, reused = pages + written, reused + carried
