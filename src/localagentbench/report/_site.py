@@ -276,12 +276,10 @@ def _code_digest() -> str:
     return h.hexdigest()
 
 
-def _fingerprint(run: ReportRun, record: TrialRecord, prompt: str | None) -> str:
-    h = hashlib.sha256(_code_digest().encode())
-    h.update((prompt or "").encode())
-    verdict = run.verdicts.get(record.trial_id)  # the judge chosen for this build (--judge)
-    h.update(verdict.model_dump_json().encode() if verdict is not None else b"no verdict")
-    h.update(run.prices.model_dump_json().encode() if run.prices is not None else b"no prices")
+def _trial_state(run: ReportRun, record: TrialRecord) -> str:
+    """What a trial's page and causes depend on in its folder and record: every file's
+    name, size and mtime, and the record itself."""
+    h = hashlib.sha256()
     folder = run.trial_dir(record)
     if folder is None:
         h.update(record.model_dump_json().encode())
@@ -298,6 +296,30 @@ def _fingerprint(run: ReportRun, record: TrialRecord, prompt: str | None) -> str
     record_file = folder / "record.json"
     h.update(record_file.read_bytes() if record_file.is_file() else b"")
     return h.hexdigest()
+
+
+def _fingerprint(
+    run: ReportRun, record: TrialRecord, prompt: str | None, state: str | None = None
+) -> str:
+    """A trial page's fingerprint: the page code, the prompt, the judge's verdict, the
+    prices and the trial's state (`_trial_state`, computed here when not given)."""
+    h = hashlib.sha256(_code_digest().encode())
+    h.update((prompt or "").encode())
+    verdict = run.verdicts.get(record.trial_id)  # the judge chosen for this build (--judge)
+    h.update(verdict.model_dump_json().encode() if verdict is not None else b"no verdict")
+    h.update(run.prices.model_dump_json().encode() if run.prices is not None else b"no prices")
+    h.update((state or _trial_state(run, record)).encode())
+    return h.hexdigest()
+
+
+def _state_key(run: ReportRun, record: TrialRecord, states: dict[str, str]) -> str:
+    """The key a trial's causes are kept under: the failure rules' code and the trial's
+    state (kept in ``states`` by page href, for its page's fingerprint)."""
+    href = trial_href(run, record)
+    state = states.get(href)
+    if state is None:
+        state = states[href] = _trial_state(run, record)
+    return hashlib.sha256((_code_digest() + state).encode()).hexdigest()
 
 
 def _read_manifest(old: Path | None) -> dict[str, str]:
@@ -329,6 +351,7 @@ def _trial_pages(
     previous: Path | None,
     manifest: dict[str, str],
     known: dict[str, str],
+    states: dict[str, str] | None = None,
 ) -> tuple[int, int]:
     """Render the trial pages of ``run`` whose fingerprint changed since the ``previous``
     site (``known``: its manifest), carrying the others over; ``manifest`` gets every page's
@@ -339,7 +362,8 @@ def _trial_pages(
     todo: list[int] = []
     for i, record in enumerate(run.records):
         href = trial_href(run, record)
-        manifest[href] = key = _fingerprint(run, record, prompts.get(record.task_id))
+        state = states.get(href) if states is not None else None
+        manifest[href] = key = _fingerprint(run, record, prompts.get(record.task_id), state)
         if (
             previous is None
             or known.get(href) != key
@@ -399,13 +423,14 @@ def build_site(runs: Sequence[ReportRun], out: Path, title: str | None = None) -
     known = _read_manifest(previous)
     manifest: dict[str, str] = {}
     causes: dict[str, list[str]] = {}
+    states: dict[str, str] = {}
     try:
         write_assets(tmp)
         pages, reused = 1, 0
         trial_list = trial_rows(
             runs,
             lambda run, r: r.config_id if len(runs) == 1 else f"{r.config_id} @ {run.key}",
-            lambda run, r: _fingerprint(run, r, None),
+            lambda run, r: _state_key(run, r, states),
             read_causes(previous),
             causes,
         )
@@ -413,7 +438,7 @@ def build_site(runs: Sequence[ReportRun], out: Path, title: str | None = None) -
         (tmp / "index.html").write_text(index, encoding="utf-8")
         (tmp / CAUSES_FILE).write_text(json.dumps(causes), encoding="utf-8")
         for run in runs:
-            written, carried = _trial_pages(env, run, tmp, previous, manifest, known)
+            written, carried = _trial_pages(env, run, tmp, previous, manifest, known, states)
             pages, reused = pages + written, reused + carried
         (tmp / "report.md").write_text(markdown_for(runs), encoding="utf-8")
         (tmp / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")

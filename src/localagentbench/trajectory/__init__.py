@@ -8,8 +8,9 @@ its evidence; `trial_causes` and `failure_breakdown` apply it to stored runs.
 `export_atif` writes each stored trial as an ATIF v1.7 document (Harbor's RFC 0001).
 """
 
-from localagentbench.trajectory._atif import export_atif, trial_atif
-from localagentbench.trajectory._atif_schema import ATIF_VERSION, AtifTrajectory, validate_atif
+from typing import TYPE_CHECKING
+
+from localagentbench._lazy import lazy_attributes
 from localagentbench.trajectory._breakdown import (
     CauseBreakdown,
     failure_breakdown,
@@ -31,6 +32,25 @@ from localagentbench.trajectory._causes import (
     classify,
     patch_files,
 )
+
+if TYPE_CHECKING:  # the same names __getattr__ loads on first use
+    from localagentbench.trajectory._atif import export_atif, trial_atif
+    from localagentbench.trajectory._atif_schema import (
+        ATIF_VERSION,
+        AtifTrajectory,
+        validate_atif,
+    )
+
+# The ATIF models cost a tenth of a second to build; a report that never exports skips them.
+_LAZY = {
+    "export_atif": "_atif",
+    "trial_atif": "_atif",
+    "ATIF_VERSION": "_atif_schema",
+    "AtifTrajectory": "_atif_schema",
+    "validate_atif": "_atif_schema",
+}
+
+__getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
     "ATIF_VERSION",

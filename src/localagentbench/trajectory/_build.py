@@ -15,10 +15,12 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from localagentbench.agents import Step, ToolCall, Trajectory
-from localagentbench.gateway import Message, parse_logged
+
+if TYPE_CHECKING:
+    from localagentbench.gateway import Message
 
 __all__ = ["TRAJECTORY_FILE", "build_trajectory", "load_trajectory", "strip_ansi"]
 
@@ -131,6 +133,8 @@ def _attach(step: Step, added: list[Message]) -> None:
 
 
 def _from_gateway(entries: Iterable[dict[str, Any]], agent: str) -> Trajectory:
+    from localagentbench.gateway import parse_logged  # the fronts load aiohttp: only when used
+
     trajectory = Trajectory(agent=agent, source="gateway")
     last: Step | None = None
     previous = 0
