@@ -37,6 +37,7 @@ LAYERS: tuple[str, ...] = (
     "grading",
     "results",
     "judge",
+    "trajectory",
     "runner",
     "report",
     "importers",

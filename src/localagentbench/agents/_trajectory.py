@@ -56,21 +56,29 @@ class ToolCall(BaseModel):
     detail: str | None = None
     """A short view of the arguments or the failure (capped)."""
     id: str | None = None
-    """The agent's id for the call (ACP ``toolCallId``), where it gives one."""
+    """The call's id: the model's (from the gateway's reply) or the agent's (ACP
+    ``toolCallId``), where one was given."""
     kind: str | None = None
     """What sort of tool (ACP: read, edit, delete, move, search, execute, think, fetch...)."""
     status: str | None = None
     """The last status the agent reported (ACP: pending, in_progress, completed, failed)."""
     arguments: Any = None
-    """The call's arguments as the agent reported them (ACP ``rawInput``)."""
+    """The arguments: as the model wrote them (JSON text, capped) from the gateway, or as
+    the agent reported them (ACP ``rawInput``, an object); None from other agent logs."""
+    result: str | None = None
+    """What the agent sent back to the model as the call's result (capped, colour codes
+    stripped); None when it sent none or it was not recorded."""
     output: str | None = None
-    """What the call returned, as text (capped)."""
+    """What the call returned as the agent reported it (ACP tool-call content, capped)."""
     diffs: list[FileDiff] = Field(default_factory=list)
     """File edits the call reported."""
     locations: list[str] = Field(default_factory=list)
     """Files the call touched, as the agent reported them."""
     permission: str | None = None
     """How the harness answered the agent's permission request for it (allowed, denied)."""
+    source: Literal["gateway", "agent"] = "agent"
+    """Where the call was seen: the model's reply through the gateway, or only the agent's
+    own log or events (aider's applied edits, ACP tool calls)."""
 
     @model_serializer(mode="wrap")
     def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -97,6 +105,34 @@ class Step(BaseModel):
     text: str | None = None
     """The assistant's text in this turn (capped)."""
     tool_calls: list[ToolCall] = Field(default_factory=list)
+    seq: int | None = None
+    """The gateway exchange (gateway.jsonl `seq`) this turn is; None from agent logs."""
+    at: str | None = None
+    """When the gateway finished the exchange (ISO 8601, UTC)."""
+    reasoning: str | None = None
+    """The model's reasoning text, when the backend returned one (capped)."""
+    observation: str | None = None
+    """What the agent sent the model next that is no tool result (a text-format agent's
+    command output, an edit-format error), capped, colour codes stripped."""
+    input_tokens: int | None = None
+    """Prompt tokens of this exchange (the gateway's figure)."""
+    output_tokens: int | None = None
+    """Completion tokens of this exchange (the gateway's figure)."""
+    cached_tokens: int | None = None
+    """Of the prompt tokens, those the backend read from its cache."""
+    latency_s: float | None = None
+    """Seconds the exchange took at the gateway."""
+    finish: str | None = None
+    """Why the reply ended (`stop`, `tool_calls`, `length`)."""
+    side: str | None = None
+    """The side-request rule that matched (a title or summary call), None for a turn of
+    the main loop."""
+    refused: str | None = None
+    """The gateway refused the request at a cap: its refusal text."""
+    error: str | None = None
+    """The exchange failed: the gateway's error text."""
+    repaired: int = 0
+    """Tool calls the gateway repaired in this reply (tool-call repair)."""
     thought: str | None = None
     """The agent's reasoning it streamed in this turn (capped), where it shows it."""
     plan: list[PlanItem] = Field(default_factory=list)
@@ -132,10 +168,20 @@ class Trajectory(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    version: Literal[1] = 1
-    """Schema version."""
+    version: Literal[1, 2] = 2
+    """Schema version: 1 holds the agent's own log only; 2 adds the gateway's exchanges
+    (every field version 1 had keeps its meaning)."""
     agent: str
     """Adapter short name."""
+    source: Literal["agent", "gateway", "both"] = "agent"
+    """Where the steps come from: the agent's log, the gateway's exchanges, or the
+    exchanges merged with the agent's log."""
+    model: str | None = None
+    """The model the requests named (the configuration's model id is in the record)."""
+    system: str | None = None
+    """The system prompt of the first request (capped)."""
+    prompt: str | None = None
+    """The first user message of the first request: the task as the agent put it (capped)."""
     steps: list[Step] = Field(default_factory=list)
     """Model turns in order."""
     final_answer: str | None = None

@@ -87,7 +87,7 @@ COMMANDS: dict[str, LazyCommand] = {
     "export": LazyCommand(
         "localagentbench.cli._export:export_app",
         "Export stored runs: the trial table (one row per trial, effective verdicts) as CSV "
-        "or Parquet.",
+        "or Parquet, or each trial's trajectory as ATIF (Harbor's format, one file per trial).",
     ),
     "compare": LazyCommand(
         "localagentbench.cli._compare:compare",

@@ -1,4 +1,5 @@
-"""`export`: stored runs in formats other tools read (the trial table as CSV or Parquet)."""
+"""`export`: stored runs in formats other tools read (the trial table as CSV or Parquet; each
+trial's trajectory as ATIF, `cli._atif`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from localagentbench.cli._atif import atif
 from localagentbench.cli._common import RegradeOpt, err_console, writable_folder
 
 __all__ = ["export_app"]
@@ -14,14 +16,16 @@ __all__ = ["export_app"]
 export_app = typer.Typer(
     help=(
         "Export stored runs: the trial table (one row per trial, effective verdicts) as CSV "
-        "or Parquet.\n\n"
+        "or Parquet, or each trial's trajectory as ATIF v1.7 (Harbor's format).\n\n"
         "Examples:\n"
         "  localagentbench export csv runs/20261202-101500-ab12cd --out trials.csv\n"
-        "  localagentbench export parquet runs/a runs/b --out trials.parquet"
+        "  localagentbench export parquet runs/a runs/b --out trials.parquet\n"
+        "  localagentbench export atif runs/20261202-101500-ab12cd --out atif/"
     ),
     no_args_is_help=True,
     rich_markup_mode=None,
 )
+export_app.command("atif")(atif)
 
 RunsArg = Annotated[
     list[Path], typer.Argument(help="Run directories.", metavar="RUN...", show_default=False)

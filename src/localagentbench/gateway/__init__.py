@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # the same names __getattr__ loads on first use
         CallContext,
         make_backend,
     )
+    from localagentbench.gateway._logged import parse_logged
     from localagentbench.gateway._probe import ProbeResult, probe, prove
     from localagentbench.gateway._serve import serve
     from localagentbench.gateway._server import Gateway
@@ -57,6 +58,7 @@ _LAZY = {
     "Backend": "_backend",
     "CallContext": "_backend",
     "make_backend": "_backend",
+    "parse_logged": "_logged",
     "ProbeResult": "_probe",
     "probe": "_probe",
     "prove": "_probe",
@@ -107,6 +109,7 @@ __all__ = [
     "Usage",
     "load_script",
     "make_backend",
+    "parse_logged",
     "probe",
     "prove",
     "serve",

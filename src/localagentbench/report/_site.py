@@ -31,18 +31,20 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import localagentbench.trajectory
 from localagentbench import __version__
 from localagentbench._io import atomic_write_text
 from localagentbench.errors import LabError, RunDirError
 from localagentbench.judge import pairwise_text
 from localagentbench.records import TrialRecord
-from localagentbench.report import _trialpage
+from localagentbench.report import _transcript, _trialpage, _trials
 from localagentbench.report._load import ReportRun, run_entries
 from localagentbench.report._markdown import markdown_for
 from localagentbench.report._matrix import matrix_rows, trial_href
 from localagentbench.report._spend import frontier_plots
 from localagentbench.report._svg import Bar, Point, interval_chart, scatter, spread_chart
 from localagentbench.report._trialpage import TEXT_CAP, trial_page
+from localagentbench.report._trials import CAUSES_FILE, TrialRow, read_causes, trial_rows
 from localagentbench.results import (
     BOOTSTRAP_NOTE,
     SUSPICIOUS_NOTE,
@@ -56,6 +58,7 @@ from localagentbench.results import (
     tokens,
 )
 from localagentbench.tasks import load_suite
+from localagentbench.trajectory import CAUSES
 
 if TYPE_CHECKING:  # Jinja loads when a site is built, not when the CLI starts
     from jinja2 import Environment
@@ -169,7 +172,12 @@ def _mini_bar(e: Entry) -> tuple[float, float, float] | None:
 
 
 def render_index(
-    env: Environment, runs: Sequence[ReportRun], title: str, *, leaderboard: bool = False
+    env: Environment,
+    runs: Sequence[ReportRun],
+    title: str,
+    *,
+    leaderboard: bool = False,
+    trial_list: tuple[list[TrialRow], int] = ([], 0),
 ) -> str:
     entries = run_entries(list(runs))
     columns, rows = matrix_rows(runs, entries)
@@ -197,6 +205,9 @@ def render_index(
         matrix=matrix,
         plots=plots,
         trials=sum(r.summary.trials for r in runs),
+        trial_rows=trial_list[0],
+        trial_rows_left=trial_list[1],
+        cause_names=CAUSES,
         infra=sum(r.summary.infra_errors for r in runs),
         incidents=[(run, i) for run in runs for i in run.incidents],
         unrunnable=[(run, t) for run in runs for t in run.info.unrunnable],
@@ -232,7 +243,13 @@ def _render_range(
     template = env.get_template("trial.html")
     for i in part:
         record = run.records[i]
-        page = trial_page(record, run.trial_dir(record), prompts.get(record.task_id), run.prices)
+        page = trial_page(
+            record,
+            run.trial_dir(record),
+            prompts.get(record.task_id),
+            run.prices,
+            task_folders=[Path(run.info.tasks_dir)],
+        )
         verdict = run.verdicts.get(record.trial_id)
         html = template.render(
             root="../../", run=run, page=page, r=record, cap=TEXT_CAP, verdict=verdict
@@ -255,16 +272,17 @@ def _code_digest() -> str:
     h = hashlib.sha256(__version__.encode())
     for name in ("base.html", "trial.html"):
         h.update(files("localagentbench.report").joinpath("templates", name).read_bytes())
-    h.update(Path(_trialpage.__file__).read_bytes())
+    for module in (_trialpage, _transcript, _trials):
+        h.update(Path(module.__file__ or "").read_bytes())
+    for path in sorted(Path(localagentbench.trajectory.__file__).parent.glob("*.py")):
+        h.update(path.read_bytes())  # how a trajectory is built and its failure read
     return h.hexdigest()
 
 
-def _fingerprint(run: ReportRun, record: TrialRecord, prompt: str | None) -> str:
-    h = hashlib.sha256(_code_digest().encode())
-    h.update((prompt or "").encode())
-    verdict = run.verdicts.get(record.trial_id)  # the judge chosen for this build (--judge)
-    h.update(verdict.model_dump_json().encode() if verdict is not None else b"no verdict")
-    h.update(run.prices.model_dump_json().encode() if run.prices is not None else b"no prices")
+def _trial_state(run: ReportRun, record: TrialRecord) -> str:
+    """What a trial's page and causes depend on in its folder and record: every file's
+    name, size and mtime, and the record itself."""
+    h = hashlib.sha256()
     folder = run.trial_dir(record)
     if folder is None:
         h.update(record.model_dump_json().encode())
@@ -281,6 +299,30 @@ def _fingerprint(run: ReportRun, record: TrialRecord, prompt: str | None) -> str
     record_file = folder / "record.json"
     h.update(record_file.read_bytes() if record_file.is_file() else b"")
     return h.hexdigest()
+
+
+def _fingerprint(
+    run: ReportRun, record: TrialRecord, prompt: str | None, state: str | None = None
+) -> str:
+    """A trial page's fingerprint: the page code, the prompt, the judge's verdict, the
+    prices and the trial's state (`_trial_state`, computed here when not given)."""
+    h = hashlib.sha256(_code_digest().encode())
+    h.update((prompt or "").encode())
+    verdict = run.verdicts.get(record.trial_id)  # the judge chosen for this build (--judge)
+    h.update(verdict.model_dump_json().encode() if verdict is not None else b"no verdict")
+    h.update(run.prices.model_dump_json().encode() if run.prices is not None else b"no prices")
+    h.update((state or _trial_state(run, record)).encode())
+    return h.hexdigest()
+
+
+def _state_key(run: ReportRun, record: TrialRecord, states: dict[str, str]) -> str:
+    """The key a trial's causes are kept under: the failure rules' code and the trial's
+    state (kept in ``states`` by page href, for its page's fingerprint)."""
+    href = trial_href(run, record)
+    state = states.get(href)
+    if state is None:
+        state = states[href] = _trial_state(run, record)
+    return hashlib.sha256((_code_digest() + state).encode()).hexdigest()
 
 
 def _read_manifest(old: Path | None) -> dict[str, str]:
@@ -312,6 +354,7 @@ def _trial_pages(
     previous: Path | None,
     manifest: dict[str, str],
     known: dict[str, str],
+    states: dict[str, str] | None = None,
 ) -> tuple[int, int]:
     """Render the trial pages of ``run`` whose fingerprint changed since the ``previous``
     site (``known``: its manifest), carrying the others over; ``manifest`` gets every page's
@@ -322,7 +365,8 @@ def _trial_pages(
     todo: list[int] = []
     for i, record in enumerate(run.records):
         href = trial_href(run, record)
-        manifest[href] = key = _fingerprint(run, record, prompts.get(record.task_id))
+        state = states.get(href) if states is not None else None
+        manifest[href] = key = _fingerprint(run, record, prompts.get(record.task_id), state)
         if (
             previous is None
             or known.get(href) != key
@@ -381,12 +425,23 @@ def build_site(runs: Sequence[ReportRun], out: Path, title: str | None = None) -
     previous = out if (out / "index.html").is_file() else None
     known = _read_manifest(previous)
     manifest: dict[str, str] = {}
+    causes: dict[str, list[str]] = {}
+    states: dict[str, str] = {}
     try:
         write_assets(tmp)
         pages, reused = 1, 0
-        (tmp / "index.html").write_text(render_index(env, runs, title), encoding="utf-8")
+        trial_list = trial_rows(
+            runs,
+            lambda run, r: r.config_id if len(runs) == 1 else f"{r.config_id} @ {run.key}",
+            lambda run, r: _state_key(run, r, states),
+            read_causes(previous),
+            causes,
+        )
+        index = render_index(env, runs, title, trial_list=trial_list)
+        (tmp / "index.html").write_text(index, encoding="utf-8")
+        (tmp / CAUSES_FILE).write_text(json.dumps(causes), encoding="utf-8")
         for run in runs:
-            written, carried = _trial_pages(env, run, tmp, previous, manifest, known)
+            written, carried = _trial_pages(env, run, tmp, previous, manifest, known, states)
             pages, reused = pages + written, reused + carried
         (tmp / "report.md").write_text(markdown_for(runs), encoding="utf-8")
         (tmp / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")

@@ -9,15 +9,19 @@ escapes each line itself.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup
 
+from localagentbench.agents import Trajectory
 from localagentbench.records import TrialRecord
 from localagentbench.report._diff import colour_diff, read_capped
+from localagentbench.report._transcript import Transcript, transcript
 from localagentbench.results import PriceTable, TrialAudit, TrialCost, trial_audit, trial_cost
+from localagentbench.trajectory import Cause, load_trajectory, trial_causes
 
 __all__ = ["GatewayRow", "TextFile", "TrialPage", "trial_page"]
 
@@ -89,6 +93,11 @@ class TrialPage:
     """The tool-use audit (`records.trial_audit`)."""
     cost: TrialCost | None = None
     """The price table's cost of the trial (`records.trial_cost`)."""
+    causes: list[Cause] = field(default_factory=list)
+    """Why the trial failed, by the rules of `trajectory.classify`, each with its evidence."""
+    transcript: Transcript | None = None
+    """The trial's trajectory (gateway exchanges merged with the agent's log) as steps;
+    None when it has no step (then the raw trajectory file, if any, is shown)."""
 
 
 def _text(path: Path | None, name: str) -> TextFile:
@@ -180,8 +189,10 @@ def trial_page(
     folder: Path | None,
     prompt: str | None,
     prices: PriceTable | None = None,
+    task_folders: Sequence[Path] = (),
 ) -> TrialPage:
-    """Everything the trial's page shows."""
+    """Everything the trial's page shows; ``task_folders`` are where its task's reference
+    is looked for (the failure rules about files need it)."""
 
     def at(name: str) -> Path | None:
         return None if folder is None else folder / name
@@ -193,7 +204,15 @@ def trial_page(
     if grading is not None and grading.is_dir() and not grading.is_symlink():
         for log in sorted(grading.iterdir()):
             logs.append(_text(log, log.name))
-    steps, steps_omitted, raw = _trajectory(at("trajectory.json"))
+    view, causes = None, []
+    if folder is not None:
+        trajectory = load_trajectory(folder, record.agent)
+        causes = trial_causes(record, folder, task_folders, trajectory)
+        view = transcript(trajectory) if trajectory.steps else None
+    steps: list[Step] = []
+    steps_omitted, raw = 0, None
+    if view is None or _foreign(at("trajectory.json")):
+        steps, steps_omitted, raw = _trajectory(at("trajectory.json"))
     gateway, gateway_omitted = _gateway(at("gateway.jsonl"))
     return TrialPage(
         record=record,
@@ -210,4 +229,22 @@ def trial_page(
         no_change=record.no_change if record.no_change is not None else record.patch_bytes == 0,
         audit=trial_audit(record),
         cost=trial_cost(record, prices),
+        transcript=view,
+        causes=causes,
     )
+
+
+def _foreign(path: Path | None) -> bool:
+    """trajectory.json exists in a shape that is not ours (shown raw beside the transcript)."""
+    text, size = read_capped(path, TEXT_CAP)
+    if not size:
+        return False
+    try:
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            return True
+        own = {k: v for k, v in data.items() if k not in {"tool_calls", "failed_tool_calls"}}
+        Trajectory.model_validate(own)
+    except ValueError:
+        return True
+    return False

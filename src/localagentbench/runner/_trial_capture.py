@@ -3,12 +3,12 @@ to tests and oracle files, and take its patch (what grading and a regrade start 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from localagentbench._io import atomic_write_text
+from localagentbench.agents import AgentOutcome
 from localagentbench.errors import AgentFault
 from localagentbench.grading import suspicious_patch
 from localagentbench.runner._trial_agent import AgentRun
@@ -16,6 +16,7 @@ from localagentbench.runner._trial_env import TrialEnv, TrialPlan
 from localagentbench.runner._trial_prepare import Prepared
 from localagentbench.sandbox import TEST_INFRA_PATTERNS, TamperReport, tamper_report
 from localagentbench.tasks import Task
+from localagentbench.trajectory import TRAJECTORY_FILE, build_trajectory
 from localagentbench.workspace import Pristine, TakenPatch, take_patch, unpack
 
 __all__ = ["TEST_FILE_PATTERNS", "Captured", "capture_trial"]
@@ -60,8 +61,7 @@ def capture_trial(plan: TrialPlan, env: TrialEnv, prepared: Prepared, ran: Agent
     if outcome is not None:
         atomic_write_text(folder / "agent.stdout", outcome.stdout)
         atomic_write_text(folder / "agent.stderr", outcome.stderr)
-        if outcome.trajectory is not None:
-            atomic_write_text(folder / "trajectory.json", json.dumps(outcome.trajectory, indent=2))
+        _write_trajectory(folder, outcome, plan.config.agent)
         if prepared.budget is not None:
             prepared.budget.enforce(outcome, ran.started, plan.task.timeout_s)
         if prepared.limiter is not None:  # OverBudget: killed at its memory limit
@@ -88,3 +88,12 @@ def _note_skipped(folder: Path, taken: TakenPatch) -> None:
     git refuses) beside it, so a reader of the trial sees why they are not graded."""
     if taken.skipped:
         atomic_write_text(folder / "patch-skipped.txt", "\n".join(taken.skipped) + "\n")
+
+
+def _write_trajectory(folder: Path, outcome: AgentOutcome, agent: str) -> None:
+    """trajectory.json: the gateway's exchanges merged with the agent's own log (only the
+    agent's log when it made no request through the gateway; nothing when neither exists)."""
+    trajectory = build_trajectory(folder, outcome.trajectory, agent)
+    if trajectory.steps or outcome.trajectory is not None:
+        text = trajectory.model_dump_json(indent=2, exclude_defaults=False)
+        atomic_write_text(folder / TRAJECTORY_FILE, text)
