@@ -30,6 +30,7 @@ from localagentbench.results import (
     spend_rows,
     task_set_note,
 )
+from localagentbench.trajectory import CAUSE_NOTE, CauseBreakdown, cause_table, run_breakdown
 
 __all__ = ["render", "tables"]
 
@@ -70,10 +71,30 @@ def _notes(table: Board) -> list[str]:
     return lines
 
 
-def render(table: Board, fmt: Format, note: str | None = None) -> str:
+def _causes(table: Board, runs: list[Run]) -> list[tuple[str, CauseBreakdown]]:
+    """Each configuration's failures by cause (`trajectory.run_breakdown`), by its label, in
+    the order of the other tables; the effective verdicts are the ones explained."""
+    by_run = {
+        run.run_id: run_breakdown(run.path, run.records, key=f"{run.fingerprint}|{run.regrade}")
+        for run in runs
+    }
+    return [
+        (e.label, by_run[e.run_id][e.config_id])
+        for e in table.entries
+        if e.config_id in by_run.get(e.run_id, {})
+    ]
+
+
+def render(
+    table: Board,
+    fmt: Format,
+    note: str | None = None,
+    causes: list[tuple[str, CauseBreakdown]] | None = None,
+) -> str:
     """The tables in one format, entries in the order of every table (best success first).
 
-    ``note`` (``task_set_note``) heads the Markdown and is the json's ``task_sets_differ``."""
+    ``note`` (``task_set_note``) heads the Markdown and is the json's ``task_sets_differ``;
+    ``causes`` (`_causes`) is the failure breakdown (json and Markdown)."""
     if fmt is Format.json:
         labels = {(e.run_id, e.config_id): e.label for e in table.entries}
         payload = {
@@ -86,6 +107,9 @@ def render(table: Board, fmt: Format, note: str | None = None) -> str:
             "quality": "; ".join(s.quality for s in table.summaries if s.quality) or None,
             "judge": "; ".join(dict.fromkeys(s.judge for s in table.summaries if s.judge)) or None,
             "task_sets_differ": note,
+            "failure_causes": [
+                {**b.as_dict(), "configuration": label} for label, b in causes or []
+            ],
         }
         return json.dumps(payload, indent=2)
     if fmt is Format.csv:
@@ -115,6 +139,9 @@ def render(table: Board, fmt: Format, note: str | None = None) -> str:
             f"*{BOOTSTRAP_NOTE}.",
             "",
         ]
+    if causes:
+        lines += ["## Why trials failed", "", *md_table(cause_table(causes)), ""]
+        lines += [f"*{CAUSE_NOTE}", ""]
     lines += ["## Tasks x configurations (successes / scored trials)", ""]
     lines += md_table(_matrix(table))
     lines += ["", "## Provenance", ""]
@@ -172,7 +199,8 @@ def tables(
     note = task_set_note(task_sets)
     if note and fmt is Format.csv:
         typer.echo(note, err=True)
-    typer.echo(render(table, fmt, note))
+    causes = _causes(table, _kept(loaded, table)) if fmt is not Format.csv else None
+    typer.echo(render(table, fmt, note, causes))
 
 
 def _kept(loaded: list[Run], table: Board) -> list[Run]:

@@ -27,6 +27,7 @@ from localagentbench.results import (
     suspicious_lines,
     task_set_note,
 )
+from localagentbench.trajectory import CAUSE_NOTE, cause_table
 
 __all__ = ["markdown_for", "markdown_report"]
 
@@ -134,6 +135,7 @@ def markdown_for(runs: Sequence[ReportRun]) -> str:
         lines += ["", "## Suspicious patches", "", SUSPICIOUS_NOTE, ""]
         lines += [f"- {md_cell(line)}" for line in flagged]
     lines += spend_section(runs, entries)
+    lines += _causes(runs, entries)
     lines += _unrunnable(runs)
     lines += ["", "## Provenance", ""]
     for run in runs:
@@ -165,3 +167,16 @@ def markdown_report(
         records=records,
     )
     return markdown_for([run])
+
+
+def _causes(runs: Sequence[ReportRun], entries: Sequence[Entry]) -> list[str]:
+    """Why trials failed, per configuration (the same table as `tables`)."""
+    by_run = {r.summary.run_id: r.causes for r in runs}
+    found = [
+        (e.label, by_run[e.run_id][e.config_id])
+        for e in entries
+        if e.config_id in by_run.get(e.run_id, {})
+    ]
+    if not found:
+        return []
+    return ["", "## Why trials failed", "", *md_table(cause_table(found)), "", f"*{CAUSE_NOTE}"]

@@ -12,9 +12,13 @@ from typing import TYPE_CHECKING
 
 from localagentbench._lazy import lazy_attributes
 from localagentbench.trajectory._breakdown import (
+    CAUSE_NOTE,
+    CAUSES_CACHE,
     CauseBreakdown,
+    cause_table,
     failure_breakdown,
     reference_files,
+    run_breakdown,
     trial_causes,
 )
 from localagentbench.trajectory._build import (
@@ -59,13 +63,17 @@ __all__ = [
     "TRAJECTORY_FILE",
     "AtifTrajectory",
     "Cause",
+    "CAUSES_CACHE",
+    "CAUSE_NOTE",
     "CauseBreakdown",
+    "cause_table",
     "CauseName",
     "Evidence",
     "build_trajectory",
     "classify",
     "export_atif",
     "failure_breakdown",
+    "run_breakdown",
     "load_trajectory",
     "patch_files",
     "reference_files",

@@ -7,14 +7,17 @@ in the bundled suite; a task found nowhere only skips the two rules about files.
 
 from __future__ import annotations
 
+import contextlib
+import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 import yaml
 
+from localagentbench._io import atomic_write_text
 from localagentbench.agents import Trajectory
 from localagentbench.errors import LabError
 from localagentbench.records import RunDir, TrialRecord
@@ -29,7 +32,27 @@ from localagentbench.trajectory._causes import (
     patch_files,
 )
 
-__all__ = ["CauseBreakdown", "failure_breakdown", "reference_files", "trial_causes"]
+__all__ = [
+    "CAUSES_CACHE",
+    "CAUSE_NOTE",
+    "CauseBreakdown",
+    "cause_table",
+    "failure_breakdown",
+    "reference_files",
+    "run_breakdown",
+    "trial_causes",
+]
+
+CAUSE_NOTE = (
+    "A failed trial counts once under each of its causes; infra errors are nobody's failure "
+    "and left out. The rules and their evidence: docs/METHODOLOGY.md, Reports."
+)
+"""The footnote under every failure-cause table."""
+CAUSES_CACHE = "causes.json"
+"""In a run folder: each failed trial's causes keyed by its record, and the run's
+per-configuration counts keyed by the run's fingerprint (a second read classifies nothing)."""
+_CACHE_VERSION = f"1:{','.join(CAUSES)}"
+"""The cache's own key: a new rule or cause name voids it."""
 
 PATCH_CAP = 4 * 1024 * 1024
 """Bytes of a patch.diff read for its file names."""
@@ -120,19 +143,116 @@ class CauseBreakdown:
 
 
 def failure_breakdown(run_dirs: Iterable[Path]) -> dict[str, CauseBreakdown]:
-    """Failure causes per configuration over every trial of the runs in ``run_dirs``."""
+    """Failure causes per configuration over every trial (as recorded) of the runs in
+    ``run_dirs``; a configuration id in several runs is counted together."""
     out: dict[str, CauseBreakdown] = {}
     for path in run_dirs:
-        run = RunDir(path)
-        folders = _task_folders(run)
-        for record in run.records():
-            entry = out.setdefault(record.config_id, CauseBreakdown(record.config_id))
-            entry.trials += 1
-            if record.success or record.status == "infra_error":
-                continue
-            entry.failures += 1
-            causes = trial_causes(record, run.trial(record.trial_id), folders)
-            entry.causes.update({c.name for c in causes})
-            if not causes:
-                entry.unexplained += 1
+        for config_id, part in run_breakdown(path, RunDir(path).records).items():
+            entry = out.setdefault(config_id, CauseBreakdown(config_id))
+            entry.trials += part.trials
+            entry.failures += part.failures
+            entry.causes.update(part.causes)
+            entry.unexplained += part.unexplained
     return out
+
+
+def run_breakdown(
+    path: Path, records: Callable[[], Iterable[TrialRecord]], key: str | None = None
+) -> dict[str, CauseBreakdown]:
+    """Failure causes per configuration of the run in ``path`` over ``records()`` (its trials
+    with the verdicts to explain: the effective ones after a regrade).
+
+    ``key`` names what ``records()`` would return (the run's fingerprint and regrade stamp):
+    when the run's `CAUSES_CACHE` holds counts under it, they are returned without reading a
+    record. Otherwise each failed trial is classified, reusing its cached causes while its
+    record and verdict are unchanged, and the cache is rewritten (where the folder is
+    writable; a read-only run is classified every time)."""
+    cached = _read_cache(path)
+    if key is not None and cached.get("key") == key:
+        totals = cached.get("totals")
+        if isinstance(totals, list):
+            try:
+                return {b.config_id: b for b in map(_from_dict, totals)}
+            except (KeyError, TypeError, ValueError):
+                pass
+    run = RunDir(path)
+    folders = _task_folders(run)
+    known = cached.get("trials") if isinstance(cached.get("trials"), dict) else {}
+    seen: dict[str, object] = {}
+    out: dict[str, CauseBreakdown] = {}
+    for record in records():
+        entry = out.setdefault(record.config_id, CauseBreakdown(record.config_id))
+        entry.trials += 1
+        if record.success or record.status == "infra_error":
+            continue
+        entry.failures += 1
+        stamp = _record_stamp(run, record)
+        hit = known.get(record.trial_id) if isinstance(known, dict) else None
+        if (
+            isinstance(hit, dict)
+            and hit.get("stamp") == stamp
+            and isinstance(hit.get("causes"), list)
+        ):
+            names = [n for n in hit["causes"] if n in CAUSES]
+        else:
+            names = [c.name for c in trial_causes(record, run.trial(record.trial_id), folders)]
+        seen[record.trial_id] = {"stamp": stamp, "causes": names}
+        entry.causes.update(names)
+        if not names:
+            entry.unexplained += 1
+    payload = {
+        "version": _CACHE_VERSION,
+        "key": key,
+        "totals": [b.as_dict() for b in out.values()],
+        "trials": seen,
+    }
+    with contextlib.suppress(OSError):  # a read-only run: classified again next time
+        atomic_write_text(path / CAUSES_CACHE, json.dumps(payload))
+    return out
+
+
+def cause_table(breakdowns: Sequence[tuple[str, CauseBreakdown]]) -> list[dict[str, str]]:
+    """One row per configuration (its label first): failures, then each cause any of them
+    has (a trial counts once under each of its causes), then the unexplained ones."""
+    used = [n for n in CAUSES if any(b.causes.get(n) for _, b in breakdowns)]
+    rows = []
+    for label, b in breakdowns:
+        row = {"configuration": label, "failed": f"{b.failures} of {b.trials}"}
+        row |= {CAUSES[n]: str(b.causes.get(n, 0)) for n in used}
+        row["unexplained"] = str(b.unexplained)
+        rows.append(row)
+    return rows
+
+
+def _read_cache(path: Path) -> dict[str, object]:
+    try:
+        data = json.loads((path / CAUSES_CACHE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != _CACHE_VERSION:
+        return {}
+    return data
+
+
+def _record_stamp(run: RunDir, record: TrialRecord) -> str:
+    """What a trial's cached causes hold for: its record file as stored and the verdict
+    explained (a regrade changes the second, a rerun the first)."""
+    try:
+        st = (run.trial(record.trial_id) / "record.json").stat()
+        on_disk = f"{st.st_mtime_ns}:{st.st_size}"
+    except OSError:
+        on_disk = "?"
+    return f"{on_disk}|{record.status}|{record.success}|{record.correctness}"
+
+
+def _from_dict(data: dict[str, object]) -> CauseBreakdown:
+    causes = data["causes"]
+    if not isinstance(causes, dict):
+        raise TypeError("causes")
+    return CauseBreakdown(
+        config_id=str(data["configuration"]),
+        trials=int(str(data["trials"])),
+        failures=int(str(data["failures"])),
+        causes=Counter({n: int(v) for n, v in causes.items() if n in CAUSES and v}),
+        unexplained=int(str(data["unexplained"])),
+    )
