@@ -205,6 +205,22 @@ def test_acp_agent_solves_a_bundled_task_through_the_client(cli, tmp_path: Path)
     assert '"stopReason": "end_turn"' in stdout  # the agent's side of the talk is kept
 
 
+def test_acp_tool_calls_show_on_the_trial_page(cli, tmp_path: Path) -> None:
+    """The agent's own events (no model traffic at all) are the transcript: each call with
+    its kind's tool, its arguments or diff, and its output."""
+    record, folder = _run(cli, tmp_path, SOLVER)
+    assert record["success"] is True
+    site = tmp_path / "site"
+    code, _, err = cli("report", str(folder.parent.parent), "--out", str(site))
+    assert code == 0, err
+    [page] = [p for p in (site / "trials").rglob("*.html") if record["trial_id"] in p.name]
+    html = page.read_text()
+    assert "I will read case.py." in html
+    assert "strtools/case.py" in html
+    assert "raise NotImplementedError" in html  # the read's output, and the edit's old side
+    assert "SMALL_WORDS" in html  # the edit's diff
+
+
 def test_acp_writes_and_reads_outside_the_workspace_are_refused_and_flagged(
     cli, tmp_path: Path
 ) -> None:
