@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from localagentbench.agents import make_agent
-from localagentbench.records import trial_audit
-from localagentbench.records._audit import WEB_CLASSES
+from localagentbench.results import trial_audit
+from localagentbench.results._audit import WEB_CLASSES
 
 from ._e2e import DONE, FIXED, read_step, require, run_agent, write_step
 
