@@ -55,6 +55,21 @@ _POLL_S = 0.1
 _TRUNCATION_MARKER = "\n[... localagentbench: {n} bytes truncated ...]\n"
 
 
+class _Started:
+    """The pids this module started and has not reaped yet, so that adopting a jail's init
+    never reaps (and so hides the exit code of) another thread's own child named bwrap.
+
+    Process-wide by nature, like the subreaper flag it goes with.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.pids: set[int] = set()
+
+
+_STARTED = _Started()
+
+
 class Cancelled(Exception):
     """The command was stopped because its ``cancel`` event was set."""
 
@@ -149,6 +164,55 @@ def _wait(
             os.close(fd)
 
 
+def _adopted_jails() -> tuple[list[int], list[int]]:
+    """Children of ours named bwrap that we did not start: (exited, still running).
+
+    bubblewrap's monitor returns as soon as the command's exit status is known, without
+    waiting for the jail's init (pid 1 of its namespace, also named bwrap); that init is
+    then re-parented to us, the subreaper, and dies on its own a moment later. A zombie's
+    environment is empty, so the tag sweep cannot see it: without this, every jail left a
+    `[bwrap] <defunct>` behind until the harness exited.
+    """
+    me, exited, running = os.getpid(), [], []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return [], []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_bytes()
+        except OSError:
+            continue
+        comm, _, rest = stat.partition(b") ")
+        fields = rest.split()
+        if not comm.endswith(b"(bwrap") or len(fields) < 2 or int(fields[1]) != me:
+            continue
+        (exited if fields[0] == b"Z" else running).append(int(entry))
+    return exited, running
+
+
+def reap_adopted_jails(wait_s: float = 1.0) -> int:
+    """Reap the bwrap inits re-parented to us, waiting up to `wait_s` for those still
+    ending; return how many were reaped. Our own children are left to their Popen."""
+    deadline = time.monotonic() + wait_s
+    reaped = 0
+    while True:
+        with _STARTED.lock:
+            exited, running = _adopted_jails()
+            for pid in exited:
+                if pid in _STARTED.pids:
+                    continue
+                with contextlib.suppress(ChildProcessError, OSError):
+                    os.waitpid(pid, os.WNOHANG)
+                    reaped += 1
+            running = [pid for pid in running if pid not in _STARTED.pids]
+        if not running or time.monotonic() >= deadline:
+            return reaped
+        time.sleep(0.005)
+
+
 def _tagged_pids(tag: str) -> list[int]:
     """Processes (other than us) whose environment carries ``TAG_VARIABLE=tag``."""
     needle = f"{TAG_VARIABLE}={tag}".encode()
@@ -169,6 +233,12 @@ def _tagged_pids(tag: str) -> list[int]:
         if needle in environ.split(b"\0"):
             found.append(int(entry))
     return found
+
+
+def _forget(pid: int) -> None:
+    """`pid` was reaped by its Popen: it is no longer ours to protect."""
+    with _STARTED.lock:
+        _STARTED.pids.discard(pid)
 
 
 def _signal_group(pgid: int, sig: int) -> None:
@@ -227,16 +297,18 @@ def run_process(
         tempfile.TemporaryFile(prefix="lab-err-") as err,
     ):
         try:
-            proc = subprocess.Popen(
-                argv,
-                cwd=cwd,
-                env=child_env,
-                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                start_new_session=True,
-                close_fds=True,
-            )
+            with _STARTED.lock:
+                proc = subprocess.Popen(
+                    argv,
+                    cwd=cwd,
+                    env=child_env,
+                    stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    start_new_session=True,
+                    close_fds=True,
+                )
+                _STARTED.pids.add(proc.pid)
         except OSError as e:
             return ProcessResult(
                 argv=argv,
@@ -271,11 +343,15 @@ def run_process(
             # Ctrl-C or another interruption: take the child's whole tree down with us.
             _signal_group(proc.pid, signal.SIGKILL)
             proc.wait()
+            _forget(proc.pid)
             _sweep(tag)
+            reap_adopted_jails()
             raise
         # The group may hold background children of a child that exited normally.
         _signal_group(proc.pid, signal.SIGKILL)
+        _forget(proc.pid)
         escaped = _sweep(tag)
+        reap_adopted_jails()
         if cancelled:
             raise Cancelled(f"cancelled: {argv[0]}")
         wall = time.monotonic() - start
