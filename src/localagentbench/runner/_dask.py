@@ -135,6 +135,7 @@ class DaskExecutor:
         on_done: Callable[[J, Future[R]], None],
         should_stop: Callable[[], bool],
         cancel: threading.Event,
+        on_start: Callable[[J], None] | None = None,
     ) -> None:
         if not (hasattr(work, "remote") and hasattr(work, "land")):
             raise TypeError("the Dask executor runs RemoteWork (a remote call and a landing)")
@@ -163,6 +164,8 @@ class DaskExecutor:
                 resources={job.lane: 1} if job.lane in resources else None,
             )
             running[future] = job
+            if on_start is not None:
+                on_start(job)
 
         try:
             while pending or running:

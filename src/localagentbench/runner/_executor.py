@@ -42,6 +42,7 @@ class Executor(Protocol):
         on_done: Callable[[J, Future[R]], None],
         should_stop: Callable[[], bool],
         cancel: threading.Event,
+        on_start: Callable[[J], None] | None = None,
     ) -> None: ...
 
 
@@ -71,6 +72,7 @@ class LocalExecutor:
         on_done: Callable[[J, Future[R]], None],
         should_stop: Callable[[], bool],
         cancel: threading.Event,
+        on_start: Callable[[J], None] | None = None,
     ) -> None:
         pending = list(jobs)
         running: dict[Future[R], J] = {}
@@ -93,6 +95,8 @@ class LocalExecutor:
                             per_lane[job.lane] = per_lane.get(job.lane, 0) + 1
                         pending.remove(job)
                         running[pool.submit(work, job)] = job
+                        if on_start is not None:
+                            on_start(job)
                 elif not running:
                     break
                 if not running:

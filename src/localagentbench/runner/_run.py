@@ -249,7 +249,9 @@ def execute(
     if not options.configurations:
         raise ConfigError("no configuration: give --agent or --config matrix.yaml")
     agents = build_agents(options.configurations)
+    _phase(progress, "proving the sandbox")
     sandbox = select(options.sandbox)
+    _phase(progress, f"proving the toolchains of {len(tasks)} task(s)")
     tags = task_tags(tasks, sandbox)  # keys the toolchain proofs and the pristine results
     unrunnable = prove_toolchains(tasks, sandbox, workers=min(4, os.cpu_count() or 1), tags=tags)
     skipped_ids = {t.id for t in unrunnable}
@@ -293,7 +295,9 @@ def execute(
         locked(run_dir),
         _nothing_left_on_failure(run_dir, fresh=not resume, made=made),
     ):
+        _phase(progress, f"building {len(tasks)} pristine tree(s)")
         pristine = _pristine_trees(PristineStore(run_dir.pristine), tasks)
+        _phase(progress, "starting the gateway and the first trials")
         agent_versions = {c.id: hook(agents[c.id], "version") for c in options.configurations}
         if not resume:
             run_dir.write_info(
@@ -384,6 +388,13 @@ def execute(
 
 
 Work = Callable[[TrialPlan], TrialRecord]
+
+
+def _phase(progress: ProgressSink, line: str) -> None:
+    """Tell the progress line what the run is doing before its first trial."""
+    say = getattr(progress, "phase", None)
+    if callable(say):
+        say(line)
 
 
 def _pristine_trees(store: PristineStore, tasks: list[Task]) -> dict[str, Pristine]:

@@ -210,7 +210,19 @@ class Scheduler(Generic[P]):
                 self._set_aside(plan.id, f"rerun {self.reruns[plan.id]}: {record.error}")
                 again.append(plan)
 
-        self.executor.run(queue, self.work, on_done, self._should_stop, self.cancel)
+        lanes: dict[str, int] = {}
+        for plan in queue:
+            lanes[plan.lane] = lanes.get(plan.lane, 0) + 1
+        expect = getattr(self.progress, "expect", None)
+        if callable(expect):
+            expect(lanes, getattr(self.executor, "concurrency", 1))
+        started = getattr(self.progress, "trial_started", None)
+
+        def on_start(plan: P) -> None:
+            if callable(started):
+                started(plan.id, plan.lane)
+
+        self.executor.run(queue, self.work, on_done, self._should_stop, self.cancel, on_start)
         return again
 
     # bookkeeping -------------------------------------------------------------
