@@ -39,7 +39,15 @@ PricesOpt = Annotated[
 
 
 def tasks_dir(value: Path | None) -> Path:
-    return value if value is not None else bundled_suite()
+    """The suite folder --tasks names (the bundled suite without it); a file is one line
+    saying so (a missing folder is the loader's own one line)."""
+    if value is None:
+        return bundled_suite()
+    if value.exists() and not value.is_dir():
+        raise ConfigError(
+            f"--tasks {value}: not a folder; give the suite folder that holds the task folders"
+        )
+    return value
 
 
 PIPE_WIDTH = 10_000
