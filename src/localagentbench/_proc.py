@@ -173,7 +173,9 @@ def _adopted_jails() -> tuple[list[int], list[int]]:
     environment is empty, so the tag sweep cannot see it: without this, every jail left a
     `[bwrap] <defunct>` behind until the harness exited.
     """
-    me, exited, running = os.getpid(), [], []
+    me = os.getpid()
+    exited: list[int] = []
+    running: list[int] = []
     try:
         entries = os.listdir("/proc")
     except OSError:

@@ -79,12 +79,14 @@ def test_live_line_names_trials_in_flight_and_its_eta_changes(tmp_path: Path) ->
     progress.stop()
 
 
-def test_piped_run_says_each_step_and_each_finished_trial_with_its_eta(tmp_path: Path) -> None:
+def test_piped_run_says_each_step_done_and_each_finished_trial_with_its_eta(tmp_path: Path) -> None:
     clock = FakeClock()
     buffer = io.StringIO()
     progress = RichProgress(Console(file=buffer, force_terminal=False, width=200), clock=clock)
     progress.phase("proving the toolchains of 2 task(s)")
+    clock.now += 2
     progress.phase("building 2 pristine tree(s)")
+    clock.now += 5
     progress.start(total=2, already_done=0)
     progress.expect({"": 2}, parallel=1)
     run = make_run(tmp_path / "r", {("a", "c", 1): True, ("b", "c", 1): True})
@@ -97,7 +99,10 @@ def test_piped_run_says_each_step_and_each_finished_trial_with_its_eta(tmp_path:
     progress.trial_done(second)
     progress.stop()
     lines = buffer.getvalue().splitlines()
-    assert lines[:2] == ["… proving the toolchains of 2 task(s)", "… building 2 pristine tree(s)"]
+    assert lines[:2] == [
+        "proving the toolchains of 2 task(s): done in 2.0s",
+        "building 2 pristine tree(s): done in 5.0s",
+    ]
     assert lines[2].startswith("[1/2] PASS a--c--r1")
     assert lines[2].endswith("ETA 0:00:20")
     assert lines[3].startswith("[2/2] PASS b--c--r1")

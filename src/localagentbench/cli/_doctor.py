@@ -81,11 +81,13 @@ def doctor(
             raise typer.Exit(1)
         return
     host = host_info()
-    rows: list[tuple[str, str | None, str, str]] = []
-    """(section, mark, name, detail): mark True ok, False FAIL, None warn, "-" a plain fact."""
+    rows: list[tuple[str, str, str, str]] = []
+    """(section, mark, name, detail)."""
 
     def line(ok: bool | None | str, what: str, detail: str, section: str) -> None:
-        rows.append((section, {True: "ok", False: "FAIL", None: "warn"}.get(ok, "-"), what, detail))
+        """ok: True ok, False FAIL (a run could not work), None warn, "-" a plain fact."""
+        mark = "-" if isinstance(ok, str) else {True: "ok", False: "FAIL", None: "warn"}[ok]
+        rows.append((section, mark, what, detail))
 
     line(sys.version_info >= (3, 11), "python", f"{host['python']} ({sys.executable})", "required")
     line(
@@ -199,7 +201,7 @@ SECTIONS = ("required", "sandbox", "toolchains", "agents", "models")
 """Doctor's sections, in the order printed (agents: those found here)."""
 
 
-def _print_grouped(out: Console, rows: list[tuple[str, str | None, str, str]]) -> None:
+def _print_grouped(out: Console, rows: list[tuple[str, str, str, str]]) -> None:
     """Each section under its name, marks and names in aligned columns."""
     width = max(len(name) for _, _, name, _ in rows)
     for section in SECTIONS:
@@ -208,7 +210,7 @@ def _print_grouped(out: Console, rows: list[tuple[str, str | None, str, str]]) -
             continue
         out.print(section if section != "agents" else "agents found", style="bold", markup=False)
         for _, mark, name, detail in mine:
-            out.print(f"{mark or '-':<4} {name:<{width}}  {detail}", markup=False)
+            out.print(f"{mark:<4} {name:<{width}}  {detail}", markup=False)
 
 
 def _prove(status: BackendStatus) -> list[SelfTestStep]:

@@ -148,13 +148,26 @@ class RichProgress:
         self._seen: set[str] = set()
         self._paused: dict[str, str] = {}
         self._phase = "starting"
+        self._phase_began: float | None = None
 
     # before the trials -----------------------------------------------------------
     def phase(self, line: str) -> None:
-        """What the run does now (proving toolchains, building pristine trees)."""
+        """What the run does now (proving toolchains, building pristine trees).
+
+        On a terminal it shows at once; piped, each step is a line once it is done, with its
+        time (so a run that stops on bad input prints its one error line and nothing else).
+        """
+        self._end_phase()
         self._phase = line
-        if self._bar is None:
+        self._phase_began = self.eta.clock()
+        if self.console.is_terminal and self._bar is None:
             self.console.print(f"… {line}", markup=False, highlight=False)
+
+    def _end_phase(self) -> None:
+        began, self._phase_began = self._phase_began, None
+        if began is not None and not self.console.is_terminal:
+            took = self.eta.clock() - began
+            self.console.print(f"{self._phase}: done in {took:.1f}s", markup=False, highlight=False)
 
     def note(self, line: str) -> None:
         """A line said once, before the trials (e.g. the tasks skipped as unrunnable)."""
@@ -162,6 +175,7 @@ class RichProgress:
 
     # the trials ------------------------------------------------------------------
     def start(self, total: int, already_done: int) -> None:
+        self._end_phase()
         self._total, self._done, self._seen = total, already_done, set()
         self._phase = "starting the first trials"
         if self.console.is_terminal:
