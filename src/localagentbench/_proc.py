@@ -164,16 +164,22 @@ def _wait(
             os.close(fd)
 
 
-def _adopted_jails() -> tuple[list[int], list[int]]:
-    """Children of ours named bwrap that we did not start: (exited, still running).
+def _adopted() -> tuple[list[int], list[int]]:
+    """Descendants re-parented to us that we did not start: (exited, jails still ending).
+
+    Only processes outside our own session count: the harness starts every command in a
+    session of its own, so whatever it left behind is in another session, while a child
+    started by other code in this process (a test's own subprocess, a multiprocessing
+    worker) shares ours and is left to whoever started it.
 
     bubblewrap's monitor returns as soon as the command's exit status is known, without
-    waiting for the jail's init (pid 1 of its namespace, also named bwrap); that init is
-    then re-parented to us, the subreaper, and dies on its own a moment later. A zombie's
-    environment is empty, so the tag sweep cannot see it: without this, every jail left a
-    `[bwrap] <defunct>` behind until the harness exited.
+    waiting for the jail's init (pid 1 of its namespace, also named bwrap); that init is then
+    re-parented to us and dies on its own a moment later. A daemonising command's middle
+    child that exited before its parent is re-parented to us already dead. A zombie's
+    environment is empty, so the tag sweep cannot see either: without this, each stayed a
+    `<defunct>` child until the harness exited.
     """
-    me = os.getpid()
+    me, session = os.getpid(), os.getsid(0)
     exited: list[int] = []
     running: list[int] = []
     try:
@@ -187,22 +193,25 @@ def _adopted_jails() -> tuple[list[int], list[int]]:
             stat = Path(f"/proc/{entry}/stat").read_bytes()
         except OSError:
             continue
-        comm, _, rest = stat.partition(b") ")
+        comm, _, rest = stat.rpartition(b") ")
         fields = rest.split()
-        if not comm.endswith(b"(bwrap") or len(fields) < 2 or int(fields[1]) != me:
+        if len(fields) < 4 or int(fields[1]) != me or int(fields[3]) == session:
             continue
-        (exited if fields[0] == b"Z" else running).append(int(entry))
+        if fields[0] == b"Z":
+            exited.append(int(entry))
+        elif comm.endswith(b"(bwrap"):
+            running.append(int(entry))
     return exited, running
 
 
-def reap_adopted_jails(wait_s: float = 1.0) -> int:
-    """Reap the bwrap inits re-parented to us, waiting up to `wait_s` for those still
-    ending; return how many were reaped. Our own children are left to their Popen."""
+def reap_adopted(wait_s: float = 1.0) -> int:
+    """Reap the descendants re-parented to us (see `_adopted`), waiting up to `wait_s` for
+    jails still ending; return how many were reaped. Our own children are left to Popen."""
     deadline = time.monotonic() + wait_s
     reaped = 0
     while True:
         with _STARTED.lock:
-            exited, running = _adopted_jails()
+            exited, running = _adopted()
             for pid in exited:
                 if pid in _STARTED.pids:
                     continue
@@ -249,8 +258,14 @@ def _signal_group(pgid: int, sig: int) -> None:
 
 
 def _sweep(tag: str) -> int:
-    """Kill and reap every process still carrying ``tag``; return how many there were."""
+    """Kill and reap every process still carrying ``tag``; return how many there were.
+
+    A killed process whose parent was still alive is not ours to reap yet: once its parent
+    dies it is re-parented to us (the subreaper) as a zombie, whose environment no longer
+    shows the tag. Those are remembered and reaped when they arrive (up to a second).
+    """
     killed = 0
+    later: set[int] = set()
     for _ in range(20):
         pids = _tagged_pids(tag)
         if not pids:
@@ -261,10 +276,35 @@ def _sweep(tag: str) -> int:
                 killed += 1
         for pid in pids:
             # Re-parented orphans are our children now: reap them so no zombie stays.
-            with contextlib.suppress(ChildProcessError, OSError):
+            try:
                 os.waitpid(pid, 0)
+            except ChildProcessError:
+                later.add(pid)
+            except OSError:
+                pass
         time.sleep(0.01)
+    _reap_when_adopted(later)
     return killed
+
+
+def _reap_when_adopted(pids: set[int], wait_s: float = 1.0) -> None:
+    """Reap each of ``pids`` (killed descendants) once it is our zombie; stop waiting for
+    one that is gone or has another parent still, after ``wait_s``."""
+    me, deadline = os.getpid(), time.monotonic() + wait_s
+    while pids:
+        for pid in list(pids):
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_bytes().rpartition(b") ")[2].split()
+            except OSError:
+                pids.discard(pid)  # reaped by its own parent: gone
+                continue
+            if fields[0] == b"Z" and int(fields[1]) == me:
+                with contextlib.suppress(ChildProcessError, OSError):
+                    os.waitpid(pid, 0)
+                pids.discard(pid)
+        if not pids or time.monotonic() >= deadline:
+            return
+        time.sleep(0.005)
 
 
 def run_process(
@@ -347,13 +387,13 @@ def run_process(
             proc.wait()
             _forget(proc.pid)
             _sweep(tag)
-            reap_adopted_jails()
+            reap_adopted()
             raise
         # The group may hold background children of a child that exited normally.
         _signal_group(proc.pid, signal.SIGKILL)
         _forget(proc.pid)
         escaped = _sweep(tag)
-        reap_adopted_jails()
+        reap_adopted()
         if cancelled:
             raise Cancelled(f"cancelled: {argv[0]}")
         wall = time.monotonic() - start
