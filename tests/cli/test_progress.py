@@ -83,10 +83,14 @@ def test_piped_run_says_each_step_done_and_each_finished_trial_with_its_eta(tmp_
     clock = FakeClock()
     buffer = io.StringIO()
     progress = RichProgress(Console(file=buffer, force_terminal=False, width=200), clock=clock)
+    progress.phase("proving the sandbox")
+    clock.now += 0.5
     progress.phase("proving the toolchains of 2 task(s)")
     clock.now += 2
     progress.phase("building 2 pristine tree(s)")
-    clock.now += 5
+    clock.now += 9
+    progress.phase("starting the gateway")
+    clock.now += 1
     progress.start(total=2, already_done=0)
     progress.expect({"": 2}, parallel=1)
     run = make_run(tmp_path / "r", {("a", "c", 1): True, ("b", "c", 1): True})
@@ -100,8 +104,9 @@ def test_piped_run_says_each_step_done_and_each_finished_trial_with_its_eta(tmp_
     progress.stop()
     lines = buffer.getvalue().splitlines()
     assert lines[:2] == [
-        "proving the toolchains of 2 task(s): done in 2.0s",
-        "building 2 pristine tree(s): done in 5.0s",
+        "building 2 pristine tree(s): done in 9.0s",  # a long step: its line as it ends
+        "prepared: proving the sandbox 0.5s, proving the toolchains of 2 task(s) 2.0s, "
+        "starting the gateway 1.0s",
     ]
     assert lines[2].startswith("[1/2] PASS a--c--r1")
     assert lines[2].endswith("ETA 0:00:20")

@@ -119,6 +119,10 @@ class Eta:
         return max(0.0, left - (self.clock() - when))
 
 
+LONG_STEP_S = 5.0
+"""A preparation step at least this long gets its own line when piped."""
+
+
 class _StatusColumn(ProgressColumn):
     """The phase, the trials in flight and the ETA, read afresh at every refresh."""
 
@@ -149,13 +153,15 @@ class RichProgress:
         self._paused: dict[str, str] = {}
         self._phase = "starting"
         self._phase_began: float | None = None
+        self._quick: list[tuple[str, float]] = []
 
     # before the trials -----------------------------------------------------------
     def phase(self, line: str) -> None:
         """What the run does now (proving toolchains, building pristine trees).
 
-        On a terminal it shows at once; piped, each step is a line once it is done, with its
-        time (so a run that stops on bad input prints its one error line and nothing else).
+        On a terminal it shows at once. Piped, a step that took LONG_STEP_S or more is a line
+        when it ends, with its time, and the quick ones are one "prepared" line when the
+        trials start: a run that stops on bad input prints its one error line and no more.
         """
         self._end_phase()
         self._phase = line
@@ -165,9 +171,13 @@ class RichProgress:
 
     def _end_phase(self) -> None:
         began, self._phase_began = self._phase_began, None
-        if began is not None and not self.console.is_terminal:
-            took = self.eta.clock() - began
+        if began is None or self.console.is_terminal:
+            return
+        took = self.eta.clock() - began
+        if took >= LONG_STEP_S:
             self.console.print(f"{self._phase}: done in {took:.1f}s", markup=False, highlight=False)
+        else:
+            self._quick.append((self._phase, took))
 
     def note(self, line: str) -> None:
         """A line said once, before the trials (e.g. the tasks skipped as unrunnable)."""
@@ -176,6 +186,10 @@ class RichProgress:
     # the trials ------------------------------------------------------------------
     def start(self, total: int, already_done: int) -> None:
         self._end_phase()
+        if self._quick:
+            steps = ", ".join(f"{what} {took:.1f}s" for what, took in self._quick)
+            self.console.print(f"prepared: {steps}", markup=False, highlight=False)
+            self._quick = []
         self._total, self._done, self._seen = total, already_done, set()
         self._phase = "starting the first trials"
         if self.console.is_terminal:
