@@ -164,9 +164,28 @@ FULL_COMMAND = "python3 -m pytest --full"
 _TIERED = {
     "adversarial": "e2e",
     "sandbox/test_landlock_as_root.py": "e2e",
+    "grading/test_check_kinds.py": "e2e",
+    "grading/test_partial_credit.py": "e2e",
+    "grading/test_task_tests.py": "e2e",
+    "grading/test_named_tests.py": "e2e",
+    "grading/test_gocache.py": "e2e",
+    "tasks/test_calibration.py": "e2e",
+    "tasks/test_check.py::test_bundled_suite_is_accepted": "e2e",
+    "cli/test_doctor.py::test_doctor_reports_sandbox_and_tools": "e2e",
+    "agents/test_registry_and_cli.py::test_agents_command_lists_every_adapter_with_protocol_and_install": (  # noqa: E501
+        "slow"
+    ),
+    "agents/test_plugins.py::test_agents_command_lists_entry_point_adapters": "slow",
+    "cli/test_doctor.py::test_doctor_fails_loudly_when_the_sandbox_runs_would_use_does_not_work": (
+        "e2e"
+    ),
 }
-"""Test folders and files whose every test carries a tier marker (path -> marker): whole
-graded runs and the as-root landlock runs (doctor proving a real jail takes ~40 s each)."""
+"""Test folders, files and tests (path -> marker) in the full tier only: `agents` asking
+every installed agent CLI its version (real binaries: a minute where many are installed);
+whole graded runs with real toolchains (the adversarial suite; each check kind, partial
+credit and Go grading run for real; calibration's repeated verifies; the bundled suite
+checked whole); the as-root landlock runs; and doctor proving real jails. Chosen from
+`--durations` and the CPU time of each folder's tests."""
 
 _NOT_FAST = ("slow", "e2e")
 
@@ -198,8 +217,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             rel = Path(str(item.path)).relative_to(tests_root).as_posix()
         except ValueError:
             continue
+        test = f"{rel}::{item.name.partition('[')[0]}"
         for prefix, marker in _TIERED.items():
-            if rel == prefix or rel.startswith(prefix + "/"):
+            if prefix in (rel, test) or rel.startswith(prefix + "/"):
                 item.add_marker(getattr(pytest.mark, marker))
     if not _tier_is_on(config):
         config.stash[_TIER] = ("full" if config.getoption("--full") else "chosen", 0)
