@@ -170,6 +170,9 @@ _TIERED = {
     "grading/test_named_tests.py": "e2e",
     "grading/test_gocache.py": "e2e",
     "tasks/test_calibration.py": "e2e",
+    "runner/test_baseline.py": "e2e",
+    "runner/test_unrunnable.py": "e2e",
+    "runner/test_run.py::test_kill_9_then_resume_loses_and_duplicates_nothing": "e2e",
     "tasks/test_check.py::test_bundled_suite_is_accepted": "e2e",
     "cli/test_doctor.py::test_doctor_reports_sandbox_and_tools": "e2e",
     "agents/test_registry_and_cli.py::test_agents_command_lists_every_adapter_with_protocol_and_install": (  # noqa: E501
@@ -184,8 +187,9 @@ _TIERED = {
 every installed agent CLI its version (real binaries: a minute where many are installed);
 whole graded runs with real toolchains (the adversarial suite; each check kind, partial
 credit and Go grading run for real; calibration's repeated verifies; the bundled suite
-checked whole); the as-root landlock runs; and doctor proving real jails. Chosen from
-`--durations` and the CPU time of each folder's tests."""
+checked whole; runs proving pristine baselines and toolchains; a run killed and resumed);
+the as-root landlock runs; and doctor proving real jails. Chosen from `--durations` and the
+time each folder's tests took."""
 
 _NOT_FAST = ("slow", "e2e")
 
