@@ -34,9 +34,7 @@ def test_metavars_name_the_kind_of_value(path: tuple[str, ...]) -> None:
 
 
 def test_run_arguments_are_spelled_run_everywhere() -> None:
-    usages = {
-        " ".join(p): help_text(p)[1].splitlines()[0] for p in PATHS if p and p[0] != "docs"
-    }
+    usages = {" ".join(p): help_text(p)[1].splitlines()[0] for p in PATHS if p and p[0] != "docs"}
     takes_runs = {name: u for name, u in usages.items() if "RUN" in u}
     assert {"report", "tables", "judge", "regrade", "rejudge", "plan"} <= set(takes_runs)
     for usage in takes_runs.values():
