@@ -1,10 +1,20 @@
-"""Shared test helpers: small real tasks built in tmp_path."""
+"""Shared test helpers: small real tasks built in tmp_path, and the test tiers.
+
+Two tiers. `python3 -m pytest` runs the fast one: everything except the tests marked
+`slow` (real agent CLIs, real models, many trials) and `e2e` (every test under
+`tests/adversarial/`: whole graded runs of attacks, as-user runs). `python3 -m pytest --full`
+runs everything (what CI runs). An explicit `-m EXPR` or a test id (`path::name`) picks
+its own tests and turns the tier off. The header and the closing lines say which tier ran.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -150,6 +160,153 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str
         return int(exc.value.code or 0), out, err
 
     return invoke
+
+
+FULL_COMMAND = "python3 -m pytest --full"
+"""The full suite: what `.ci/run` and the README run."""
+
+_TIERED = {
+    "adversarial": "e2e",
+    "sandbox/test_landlock_as_root.py": "e2e",
+    "grading/test_check_kinds.py": "e2e",
+    "grading/test_partial_credit.py": "e2e",
+    "grading/test_task_tests.py": "e2e",
+    "grading/test_named_tests.py": "e2e",
+    "grading/test_gocache.py": "e2e",
+    "tasks/test_calibration.py": "e2e",
+    "runner/test_baseline.py": "e2e",
+    "runner/test_unrunnable.py": "e2e",
+    "runner/test_run.py::test_kill_9_then_resume_loses_and_duplicates_nothing": "e2e",
+    "tasks/test_check.py::test_bundled_suite_is_accepted": "e2e",
+    "cli/test_doctor.py::test_doctor_reports_sandbox_and_tools": "e2e",
+    "agents/test_registry_and_cli.py::test_agents_command_lists_every_adapter_with_protocol_and_install": (  # noqa: E501
+        "slow"
+    ),
+    "agents/test_plugins.py::test_agents_command_lists_entry_point_adapters": "slow",
+    "cli/test_doctor.py::test_doctor_fails_loudly_when_the_sandbox_runs_would_use_does_not_work": (
+        "e2e"
+    ),
+}
+"""Test folders, files and tests (path -> marker) in the full tier only: `agents` asking
+every installed agent CLI its version (real binaries: a minute where many are installed);
+whole graded runs with real toolchains (the adversarial suite; each check kind, partial
+credit and Go grading run for real; calibration's repeated verifies; the bundled suite
+checked whole; runs proving pristine baselines and toolchains; a run killed and resumed);
+the as-root landlock runs; and doctor proving real jails. Chosen from `--durations` and the
+time each folder's tests took."""
+
+_NOT_FAST = ("slow", "e2e")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--full",
+        action="store_true",
+        default=False,
+        help="run every tier: the slow, real-binary and end-to-end adversarial tests too",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "e2e: whole graded runs (the adversarial suite)")
+
+
+def _tier_is_on(config: pytest.Config) -> bool:
+    """The fast tier applies unless --full, -m or an explicit test id says otherwise."""
+    if config.getoption("--full") or config.getoption("-m"):
+        return False
+    return not any("::" in str(arg) for arg in config.args)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    tests_root = Path(__file__).parent
+    for item in items:
+        try:
+            rel = Path(str(item.path)).relative_to(tests_root).as_posix()
+        except ValueError:
+            continue
+        test = f"{rel}::{item.name.partition('[')[0]}"
+        for prefix, marker in _TIERED.items():
+            if prefix in (rel, test) or rel.startswith(prefix + "/"):
+                item.add_marker(getattr(pytest.mark, marker))
+    if not _tier_is_on(config):
+        config.stash[_TIER] = ("full" if config.getoption("--full") else "chosen", 0)
+        return
+    kept = [i for i in items if not any(i.get_closest_marker(m) for m in _NOT_FAST)]
+    left = [i for i in items if i not in set(kept)]
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+    config.stash[_TIER] = ("fast", len(left))
+
+
+_TIER = pytest.StashKey[tuple[str, int]]()
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    if config.getoption("--full"):
+        return "tier: full (every test: slow, real-binary and adversarial end-to-end ones too)"
+    if not _tier_is_on(config):
+        return "tier: the tests you chose (-m or test ids)"
+    return "tier: fast (slow and e2e tests left out; everything: " + FULL_COMMAND + ")"
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    tier, left = config.stash.get(_TIER, ("chosen", 0))
+    if tier == "fast":
+        terminalreporter.write_line(
+            f"fast tier ran; {left} slow/e2e test(s) left out. "
+            f"Run everything (as CI does): {FULL_COMMAND}"
+        )
+    elif tier == "full":
+        terminalreporter.write_line("full suite ran (every tier)")
+
+
+def _stray_children() -> list[tuple[int, str, str]]:
+    """Children of this pytest process that a finished test module must not leave behind:
+    zombies (nobody reaped them: `[bwrap] <defunct>`) and jails still running."""
+    me, found = os.getpid(), []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_bytes()
+        except OSError:
+            continue
+        comm, _, rest = stat.rpartition(b") ")
+        fields = rest.split()
+        if len(fields) < 2 or int(fields[1]) != me:
+            continue
+        name = comm.partition(b"(")[2].decode(errors="replace")
+        state = fields[0].decode()
+        if state == "Z" or name == "bwrap":
+            found.append((int(entry), name, state))
+    return found
+
+
+@pytest.fixture(autouse=True, scope="module")
+def no_stray_children() -> Iterator[None]:
+    """After each test module: no zombie and no jail left as a child of the test process.
+
+    Ctrl-C aside, every process a test starts through the harness must be gone (killed and
+    reaped) when its module ends; a jail's init dies a moment after its monitor, hence the
+    short wait. Leftovers are reaped after the failure, so one leak is reported once.
+    """
+    yield
+    deadline = time.monotonic() + 3.0
+    stray = _stray_children()
+    while stray and time.monotonic() < deadline:
+        time.sleep(0.05)
+        stray = _stray_children()
+    if not stray:
+        return
+    for pid, _name, state in stray:
+        with contextlib.suppress(ChildProcessError, OSError):
+            if state != "Z":
+                os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    shown = ", ".join(f"{pid} {name} ({state})" for pid, name, state in stray)
+    pytest.fail(f"the module left child processes behind: {shown}")
 
 
 def _missing(reason: str) -> None:

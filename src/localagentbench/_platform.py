@@ -202,13 +202,78 @@ def kill(pid: int) -> bool:
     return True
 
 
-def reap(pid: int) -> None:
+def reap(pid: int) -> bool:
     """Collect ``pid``'s exit status if it is our child (an orphan re-parented to us on
-    Linux), so no zombie stays; nothing to do on Windows, which keeps no zombies."""
+    Linux), so no zombie stays; nothing to do on Windows, which keeps no zombies. False when
+    ``pid`` is not (yet) our child: a killed process whose parent still lives."""
     if system() == "windows":
-        return
-    with contextlib.suppress(ChildProcessError, OSError):
+        return True
+    try:
         os.waitpid(pid, 0)
+    except ChildProcessError:
+        return False
+    except OSError:
+        pass
+    return True
+
+
+def adopted() -> tuple[list[int], list[int]]:
+    """Descendants re-parented to us that we did not start: (exited, jails still ending).
+
+    Only processes outside our own session count: the harness starts every command in a
+    session of its own, so whatever it left behind is in another session, while a child
+    started by other code in this process (a test's own subprocess, a multiprocessing
+    worker) shares ours and is left to whoever started it.
+
+    bubblewrap's monitor returns as soon as the command's exit status is known, without
+    waiting for the jail's init (pid 1 of its namespace, also named bwrap); that init is then
+    re-parented to us and dies on its own a moment later. A daemonising command's middle
+    child that exited before its parent is re-parented to us already dead. A zombie's
+    environment is empty, so the tag sweep cannot see either. Only Linux has a subreaper
+    (`become_subreaper`): elsewhere nothing is adopted and this is ([], []).
+    """
+    if system() != "linux":
+        return [], []
+    me, session = os.getpid(), os.getsid(0)
+    exited: list[int] = []
+    running: list[int] = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return [], []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_bytes()
+        except OSError:
+            continue
+        comm, _, rest = stat.rpartition(b") ")
+        fields = rest.split()
+        if len(fields) < 4 or int(fields[1]) != me or int(fields[3]) == session:
+            continue
+        if fields[0] == b"Z":
+            exited.append(int(entry))
+        elif comm.endswith(b"(bwrap"):
+            running.append(int(entry))
+    return exited, running
+
+
+def our_zombie(pid: int) -> bool | None:
+    """Whether ``pid`` is a zombie whose parent is us (True: ours to reap now), a process
+    still running or another's (False), or gone (None)."""
+    if system() == "linux":
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_bytes().rpartition(b") ")[2].split()
+        except OSError:
+            return None
+        return fields[0] == b"Z" and int(fields[1]) == os.getpid()
+    psutil = _psutil()
+    try:
+        proc = psutil.Process(pid)
+        return bool(proc.status() == psutil.STATUS_ZOMBIE and proc.ppid() == os.getpid())
+    except (psutil.Error, OSError):
+        return None
 
 
 def become_subreaper() -> None:

@@ -58,6 +58,21 @@ _POLL_S = 0.1
 _TRUNCATION_MARKER = "\n[... localagentbench: {n} bytes truncated ...]\n"
 
 
+class _Started:
+    """The pids this module started and has not reaped yet, so that adopting a jail's init
+    never reaps (and so hides the exit code of) another thread's own child named bwrap.
+
+    Process-wide by nature, like the subreaper flag it goes with.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.pids: set[int] = set()
+
+
+_STARTED = _Started()
+
+
 class Cancelled(Exception):
     """The command was stopped because its ``cancel`` event was set."""
 
@@ -185,14 +200,46 @@ def _wait(
             os.close(fd)
 
 
+def reap_adopted(wait_s: float = 1.0) -> int:
+    """Reap the descendants re-parented to us (see `_adopted`), waiting up to `wait_s` for
+    jails still ending; return how many were reaped. Our own children are left to Popen."""
+    deadline = time.monotonic() + wait_s
+    reaped = 0
+    while True:
+        with _STARTED.lock:
+            exited, running = _platform.adopted()
+            for pid in exited:
+                if pid in _STARTED.pids:
+                    continue
+                with contextlib.suppress(ChildProcessError, OSError):
+                    os.waitpid(pid, os.WNOHANG)
+                    reaped += 1
+            running = [pid for pid in running if pid not in _STARTED.pids]
+        if not running or time.monotonic() >= deadline:
+            return reaped
+        time.sleep(0.005)
+
+
 def _tagged_pids(tag: str) -> list[int]:
     """Processes (other than us) whose environment carries ``TAG_VARIABLE=tag``."""
     return _platform.tagged_pids(TAG_VARIABLE, tag)
 
 
+def _forget(pid: int) -> None:
+    """`pid` was reaped by its Popen: it is no longer ours to protect."""
+    with _STARTED.lock:
+        _STARTED.pids.discard(pid)
+
+
 def _sweep(tag: str) -> int:
-    """Kill and reap every process still carrying ``tag``; return how many there were."""
+    """Kill and reap every process still carrying ``tag``; return how many there were.
+
+    A killed process whose parent was still alive is not ours to reap yet: once its parent
+    dies it is re-parented to us (the subreaper) as a zombie, whose environment no longer
+    shows the tag. Those are remembered and reaped when they arrive (up to a second).
+    """
     killed = 0
+    later: set[int] = set()
     for _ in range(20):
         pids = _tagged_pids(tag)
         if not pids:
@@ -201,9 +248,28 @@ def _sweep(tag: str) -> int:
             killed += _platform.kill(pid)
         for pid in pids:
             # Re-parented orphans are our children now: reap them so no zombie stays.
-            _platform.reap(pid)
+            if not _platform.reap(pid):
+                later.add(pid)
         time.sleep(0.01)
+    _reap_when_adopted(later)
     return killed
+
+
+def _reap_when_adopted(pids: set[int], wait_s: float = 1.0) -> None:
+    """Reap each of ``pids`` (killed descendants) once it is our zombie; stop waiting for
+    one that is gone or has another parent still, after ``wait_s``."""
+    deadline = time.monotonic() + wait_s
+    while pids:
+        for pid in list(pids):
+            state = _platform.our_zombie(pid)
+            if state is None:
+                pids.discard(pid)  # reaped by its own parent: gone
+            elif state:
+                _platform.reap(pid)
+                pids.discard(pid)
+        if not pids or time.monotonic() >= deadline:
+            return
+        time.sleep(0.005)
 
 
 def run_process(
@@ -245,20 +311,22 @@ def run_process(
         tempfile.TemporaryFile(prefix="lab-err-") as err,
     ):
         try:
-            proc = subprocess.Popen(
-                argv,
-                cwd=cwd,
-                env=child_env,
-                stdin=(
-                    subprocess.PIPE
-                    if stdin is not None or converse is not None
-                    else subprocess.DEVNULL
-                ),
-                stdout=subprocess.PIPE if converse is not None else out,
-                stderr=err,
-                close_fds=True,
-                **_platform.session_options(),
-            )
+            with _STARTED.lock:
+                proc = subprocess.Popen(
+                    argv,
+                    cwd=cwd,
+                    env=child_env,
+                    stdin=(
+                        subprocess.PIPE
+                        if stdin is not None or converse is not None
+                        else subprocess.DEVNULL
+                    ),
+                    stdout=subprocess.PIPE if converse is not None else out,
+                    stderr=err,
+                    close_fds=True,
+                    **_platform.session_options(),
+                )
+                _STARTED.pids.add(proc.pid)
         except OSError as e:
             return ProcessResult(
                 argv=argv,
@@ -298,13 +366,17 @@ def run_process(
             # Ctrl-C or another interruption: take the child's whole tree down with us.
             _platform.signal_group(proc.pid, force=True)
             proc.wait()
+            _forget(proc.pid)
             _sweep(tag)
+            reap_adopted()
             if talk is not None:
                 talk.finish(grace_s)
             raise
         # The group may hold background children of a child that exited normally.
         _platform.signal_group(proc.pid, force=True)
+        _forget(proc.pid)
         escaped = _sweep(tag)
+        reap_adopted()
         if talk is not None:
             talk.finish(grace_s)
         if cancelled:

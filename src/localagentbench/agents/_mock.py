@@ -113,6 +113,4 @@ def make_mock(settings: dict[str, object]) -> MockAgent:
     try:
         return MockAgent(MockSettings.model_validate(settings))
     except ValidationError as e:
-        raise ConfigError(
-            f"mock agent: {settings_problem(e)} (behaviors: noop, solve, break, hang)"
-        ) from e
+        raise ConfigError(f"mock agent: {settings_problem(e)}") from e

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -176,7 +178,18 @@ def settings_problem(error: ValidationError) -> str:
     """The first problem of an adapter's settings as ``field: message`` (one line)."""
     first = error.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "settings"
+    if first["type"] == "literal_error":
+        choices = re.findall(r"'([^']*)'", str(first.get("ctx", {}).get("expected", "")))
+        return f"{where}: {did_you_mean(str(first['input']), choices)}"
     return f"{where}: {first['msg']}"
+
+
+def did_you_mean(value: str, choices: list[str]) -> str:
+    """``'sovle' is not one of noop, solve, ...; did you mean solve?`` (the hint when one is
+    close)."""
+    close = difflib.get_close_matches(value, choices, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    return f"{value!r} is not one of {', '.join(choices)}{hint}"
 
 
 ANSWER_CAP = 8000

@@ -7,6 +7,8 @@ that failed); Ctrl-C exits 130; anything unexpected keeps its traceback.
 
 from __future__ import annotations
 
+import difflib
+import re
 import sys
 
 import typer
@@ -18,6 +20,23 @@ from localagentbench.errors import LabError
 __all__ = ["app", "main"]
 
 
+_NOT_ONE_OF = re.compile(r"'([^']*)' is not one of ((?:'[^']*'(?:, | or )?)+)")
+
+
+def _suggest(error: Exception) -> None:
+    """Add "did you mean" to a usage error about an enumerated value (`--format mdd`)."""
+    message = getattr(error, "message", None)
+    if not isinstance(message, str):
+        return
+    found = _NOT_ONE_OF.search(message)
+    if found is None:
+        return
+    choices = re.findall(r"'([^']*)'", found.group(2))
+    close = difflib.get_close_matches(found.group(1), choices, n=1, cutoff=0.5)
+    if close:
+        error.message = message.rstrip(".") + f"; did you mean {close[0]!r}?"  # type: ignore[attr-defined]
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app and map outcomes to SPEC exit codes."""
     command = typer.main.get_command(app)
@@ -27,6 +46,7 @@ def main(argv: list[str] | None = None) -> None:
     except typer.Exit as e:
         code = e.exit_code
     except typer.TyperException as e:  # usage errors (typer vendors click's exceptions)
+        _suggest(e)
         show = getattr(e, "show", None)
         if callable(show):
             show()

@@ -87,7 +87,7 @@ COMMANDS: dict[str, LazyCommand] = {
     "export": LazyCommand(
         "localagentbench.cli._export:export_app",
         "Export stored runs: the trial table (one row per trial, effective verdicts) as CSV "
-        "or Parquet, or each trial's trajectory as ATIF (Harbor's format, one file per trial).",
+        "or Parquet, or each trial's trajectory as ATIF v1.7 (Harbor's format).",
     ),
     "compare": LazyCommand(
         "localagentbench.cli._compare:compare",
@@ -212,9 +212,12 @@ class LazyGroup(LabGroup):
             formatter.write_dl(rows)
 
 
+HELP_OPTIONS = ["-h", "--help"]
+"""`-h` is `--help` on every command (subcommands inherit it from the root's context)."""
+
 app = typer.Typer(
     name="localagentbench",
-    help="Local-first evaluation harness for terminal coding agents.",
+    context_settings={"help_option_names": HELP_OPTIONS},
     no_args_is_help=True,
     add_completion=False,
     cls=LazyGroup,
@@ -235,4 +238,11 @@ def _root(
         False, "--version", callback=_version, is_eager=True, help="Show the version."
     ),
 ) -> None:
-    """Local-first evaluation harness for terminal coding agents."""
+    """Local-first evaluation harness for terminal coding agents.
+
+    Examples:
+      localagentbench doctor
+      localagentbench run --agent mock --mock-behavior solve
+      localagentbench report runs/20261202-101500-ab12cd
+      localagentbench run -h
+    """

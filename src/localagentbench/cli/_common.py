@@ -49,15 +49,36 @@ RegradeOpt = Annotated[
 
 
 def tasks_dir(value: Path | None) -> Path:
-    return value if value is not None else bundled_suite()
+    """The suite folder --tasks names (the bundled suite without it); a file is one line
+    saying so (a missing folder is the loader's own one line)."""
+    if value is None:
+        return bundled_suite()
+    if value.exists() and not value.is_dir():
+        raise ConfigError(
+            f"--tasks {value}: not a folder; give the suite folder that holds the task folders"
+        )
+    return value
+
+
+PIPE_WIDTH = 10_000
+"""The width tables are laid out at when the output is not a terminal: wide enough that no
+cell is ever wrapped in a CI log, a file or `| tee` (rich would otherwise assume 80)."""
+
+
+def fitted_console(*, stderr: bool = False) -> Console:
+    """A console whose width fits where the output goes: the terminal's width on a terminal
+    (or $COLUMNS when set), and PIPE_WIDTH when piped, so a table's rows stay one line each."""
+    probe = Console(stderr=stderr)
+    width = None if probe.is_terminal or os.environ.get("COLUMNS") else PIPE_WIDTH
+    return Console(stderr=stderr, highlight=False, soft_wrap=True, width=width)
 
 
 def console() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    return fitted_console()
 
 
 def err_console() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    return fitted_console(stderr=True)
 
 
 def writable_folder(path: Path, flag: str) -> None:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from localagentbench.cli._common import err_console
+from localagentbench.records import TrialRecord
 from localagentbench.results import Comparison, compare_records, load_run, pick_config
 
 __all__ = ["Comparison", "compare", "compare_records"]
@@ -59,6 +62,33 @@ def _verdict(c: Comparison, alpha: float) -> str:
     )
 
 
+def _pairing_warnings(
+    base: Path,
+    other: Path,
+    base_records: Sequence[TrialRecord],
+    other_records: Sequence[TrialRecord],
+    base_config: str | None,
+    other_config: str | None,
+) -> list[str]:
+    """What makes the comparison say less than it seems: a run compared with itself, and
+    runs over different task sets (only the shared tasks are paired)."""
+    warnings = []
+    if base.resolve() == other.resolve() and base_config == other_config:
+        warnings.append(
+            f"--base and --other are the same run ({base}): it is compared with itself, so "
+            "no difference is expected; give two runs"
+        )
+    base_tasks = {r.task_id for r in base_records}
+    other_tasks = {r.task_id for r in other_records}
+    if base_tasks != other_tasks:
+        shared = len(base_tasks & other_tasks)
+        warnings.append(
+            f"the runs cover different task sets: {shared} task(s) paired of {len(base_tasks)} "
+            f"in --base and {len(other_tasks)} in --other; the others are left out"
+        )
+    return warnings
+
+
 def compare(
     base: Annotated[Path, typer.Option("--base", help="The baseline run directory.")],
     other: Annotated[Path, typer.Option("--other", help="The run compared with it.")],
@@ -92,11 +122,13 @@ def compare(
     """
     base_records = load_run(base, judge="none").records()
     other_records = load_run(other, judge="none").records()
-    result = compare_records(
-        pick_config(base_records, base_config, "base"),
-        pick_config(other_records, other_config, "other"),
-        alpha,
-    )
+    base_picked = pick_config(base_records, base_config, "base")
+    other_picked = pick_config(other_records, other_config, "other")
+    result = compare_records(base_picked, other_picked, alpha)
+    for warning in _pairing_warnings(
+        base, other, base_picked, other_picked, base_config, other_config
+    ):
+        err_console().print(f"warning: {warning}", style="yellow", markup=False)
     if as_json:
         verdict = _verdict(result, alpha)
         payload = {**asdict(result), "too_few": result.too_few, "verdict": verdict}

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 
 from localagentbench.cli._common import console, err_console
 from localagentbench.cli._models import model_lines
@@ -80,37 +81,34 @@ def doctor(
             raise typer.Exit(1)
         return
     host = host_info()
-    missing = 0
+    rows: list[tuple[str, str, str, str]] = []
+    """(section, mark, name, detail)."""
 
-    def line(ok: bool | None, what: str, detail: str) -> None:
-        nonlocal missing
-        mark = {True: "ok  ", False: "FAIL", None: "warn"}[ok]
-        missing += ok is False
-        out.print(f"{mark} {what:<10} {detail}", markup=False)
+    def line(ok: bool | None | str, what: str, detail: str, section: str) -> None:
+        """ok: True ok, False FAIL (a run could not work), None warn, "-" a plain fact."""
+        mark = "-" if isinstance(ok, str) else {True: "ok", False: "FAIL", None: "warn"}[ok]
+        rows.append((section, mark, what, detail))
 
-    line(sys.version_info >= (3, 11), "python", f"{host['python']} ({sys.executable})")
-    line(host["git"] is not None, "git", host["git"] or "not found: apt-get install git")
+    line(sys.version_info >= (3, 11), "python", f"{host['python']} ({sys.executable})", "required")
     line(
-        None if host["node"] is None else True,
-        "node",
-        host["node"] or "not found (Node tasks fail)",
+        host["git"] is not None, "git", host["git"] or "not found: apt-get install git", "required"
     )
-    line(
-        None if host["go"] is None else True,
-        "go",
-        host["go"] or "not found (Go tasks fail): apt-get install golang-go",
-    )
+    free = shutil.disk_usage(Path.cwd()).free / 1e9
+    line(free >= 1, "disk", f"{free:.1f} GB free in {Path.cwd()}", "required")
     statuses = available_backends()
     best = next(s for s in statuses if s.available)
     best_works = True
     for status in statuses:
-        if not status.available or status.name == "none":
-            line(None, f"sandbox:{status.name}", status.reason)
+        if status.name == "none":
+            continue  # always there; the isolation line says when runs would use it
+        if not status.available:
+            line("-", f"sandbox:{status.name}", status.reason, "sandbox")
             continue
         steps = _prove(status)
         failed = next((s for s in steps if not s.ok), None)
         if failed is None:
-            line(True, f"sandbox:{status.name}", f"{status.reason}; proven: {_summary(steps)}")
+            detail = f"{status.reason}; proven: {_summary(steps)}"
+            line(True, f"sandbox:{status.name}", detail, "sandbox")
         else:
             # Only the backend runs will use makes doctor fail; a broken spare is a warning.
             best_works = best_works and status is not best
@@ -118,41 +116,102 @@ def doctor(
                 False if status is best else None,
                 f"sandbox:{status.name}",
                 f"{status.reason}, but a real jail failed at step {failed.name!r}: {failed.detail}",
+                "sandbox",
             )
     if not best_works:
-        line(False, "isolation", f"runs would use {best.name}, which does not work here")
+        line(False, "isolation", f"runs would use {best.name}, which does not work here", "sandbox")
+    elif best.name == "none":
+        line(None, "isolation", "runs will use none: agents run unjailed", "sandbox")
     else:
-        line(True if best.name != "none" else None, "isolation", f"runs will use {best.name}")
+        line(True, "isolation", f"runs will use {best.name}", "sandbox")
+    line(
+        None if host["node"] is None else True,
+        "node",
+        host["node"] or "not found (Node tasks are skipped): apt-get install nodejs",
+        "toolchains",
+    )
+    line(
+        None if host["go"] is None else True,
+        "go",
+        host["go"] or "not found (Go tasks are skipped): apt-get install golang-go",
+        "toolchains",
+    )
+    absent = []
+    installed = 0
     for agent in agent_statuses():
         if agent.install is None:
             continue  # built in
-        detail = f"{agent.version or 'found'}" if agent.found else f"not found: {agent.install}"
-        if agent.note:
-            detail += f" ({agent.note})"
-        line(True if agent.found else None, f"agent:{agent.name}", detail)
-    free = shutil.disk_usage(Path.cwd()).free / 1e9
-    line(free >= 1, "disk", f"{free:.1f} GB free in {Path.cwd()}")
-    line(*_environments())
-    models, where = _ollama_models(os.environ.get("OLLAMA_HOST", "127.0.0.1:11434"))
-    if models is None:
-        line(None, "ollama", where)
-    else:
-        line(True, "ollama", f"{len(models)} models at {where}")
-        for name in models:
-            coding = any(hint in name.lower() for hint in _CODING_HINTS)
-            out.print(f"       {name}{'' if coding else '  (not a coding model?)'}", markup=False)
+        if not agent.found:
+            absent.append(agent.name)
+            continue
+        installed += 1
+        detail = agent.version or "found"
+        line(
+            True,
+            f"agent:{agent.name}",
+            detail + (f" ({agent.note})" if agent.note else ""),
+            "agents",
+        )
+    if absent:
+        shown = f"{', '.join(absent)} (install commands: localagentbench agents)"
+        line("-", "missing", shown, "agents")
+    line(*_environments(), "toolchains")
     runtime = runtime_version()
     line(
-        True if runtime else None,
+        True if runtime else "-",
         "llamacpp",
         f"xllamacpp {runtime}; models in {models_dir()}"
         if runtime
         else f"not installed: {INSTALL_HINT}",
+        "models",
     )
     for ok, name, detail in model_lines():
-        line(ok, f"model:{name}", detail)
-    if missing:
+        line("-" if ok is None else ok, f"model:{name}", detail, "models")
+    models, where = _ollama_models(os.environ.get("OLLAMA_HOST", "127.0.0.1:11434"))
+    if models is None:
+        line("-", "ollama", where, "models")
+    else:
+        listed = "; ".join(
+            name
+            + ("" if any(h in name.lower() for h in _CODING_HINTS) else " (not a coding model?)")
+            for name in models
+        )
+        line(
+            True,
+            "ollama",
+            f"{len(models)} models at {where}" + (f": {listed}" if listed else ""),
+            "models",
+        )
+    _print_grouped(out, rows)
+    failed_names = [name for _, mark, name, _ in rows if mark == "FAIL"]
+    warned = sum(mark == "warn" for _, mark, _, _ in rows)
+    if failed_names:
+        out.print(
+            f"not ready: {', '.join(failed_names)} failed (see above); a run could not work",
+            markup=False,
+        )
         raise typer.Exit(1)
+    out.print(
+        f"ready: runs will use {best.name}; {installed} agent(s) installed"
+        + (f"; {warned} warning(s) above" if warned else ""),
+        markup=False,
+    )
+
+
+SECTIONS = ("required", "sandbox", "toolchains", "agents", "models")
+"""Doctor's sections, in the order printed (agents: those found here)."""
+
+
+def _print_grouped(out: Console, rows: list[tuple[str, str, str, str]]) -> None:
+    """Each section under its name, marks and names in aligned columns."""
+    width = max(len(name) for _, _, name, _ in rows)
+    for section in SECTIONS:
+        mine = [r for r in rows if r[0] == section]
+        if not mine:
+            continue
+        out.print(section if section != "agents" else "agents found", style="bold", markup=False)
+        for _, mark, name, detail in mine:
+            out.print(f"{mark:<4} {name:<{width}}  {detail}", markup=False)
 
 
 def _environments() -> tuple[bool | None, str, str]:

@@ -97,7 +97,12 @@ def prune(
     ] = True,
     older_than_days: Annotated[
         float | None,
-        typer.Option("--older-than-days", min=0, help="Only those unused for this many days."),
+        typer.Option(
+            "--older-than-days",
+            min=0,
+            metavar="DAYS",
+            help="Only those unused for this many days.",
+        ),
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would go.")] = False,
 ) -> None:

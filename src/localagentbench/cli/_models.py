@@ -62,7 +62,10 @@ def model_lines() -> list[tuple[bool | None, str, str]]:
 
 @models_app.command("list")
 def list_models() -> None:
-    """List shipped models (fetched or not) and other GGUF files in the models directory."""
+    """List shipped models (fetched or not) and other GGUF files in the models directory.
+
+    Example: localagentbench models list
+    """
     from localagentbench.gateway.llamacpp import INSTALL_HINT, SHIPPED, models_dir, runtime_version
 
     out = console()
@@ -109,7 +112,12 @@ def fetch_models(
 def verify_models(
     names: Annotated[list[str] | None, typer.Argument(help="Shipped model names.")] = None,
 ) -> None:
-    """Re-hash fetched shipped models; exit 1 if one does not match its catalogued sha256."""
+    """Re-hash fetched shipped models; exit 1 if one does not match its catalogued sha256.
+
+    Examples:
+      localagentbench models verify
+      localagentbench models verify qwen2.5-coder-1.5b
+    """
     from localagentbench.gateway.llamacpp import SHIPPED, models_dir, verify
 
     out = console()

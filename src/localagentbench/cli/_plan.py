@@ -48,7 +48,7 @@ def _check_inputs(
     if tasks is not None and tasks < 1:
         raise ConfigError(f"--tasks {tasks}: a run needs at least 1 task; e.g. --tasks 24")
     if repeats is not None and repeats < 1:
-        raise ConfigError(f"--repeats {repeats}: at least 1 repeat; e.g. --repeats 3")
+        raise ConfigError(f"--repeat {repeats}: at least 1 repeat; e.g. --repeat 3")
     if base_rate is not None and not 0.0 < base_rate < 1.0:
         raise ConfigError(
             f"--base-rate {base_rate:g}: must be strictly between 0 and 1 (a rate of 0 or 1 "
@@ -228,7 +228,13 @@ def plan(
     ] = None,
     repeats: Annotated[
         int | None,
-        typer.Option("--repeats", metavar="R", help="Repeats of each task (default 1)."),
+        typer.Option(
+            "--repeat", metavar="N", help="Trials per task and configuration (default 1)."
+        ),
+    ] = None,
+    repeats_alias: Annotated[
+        int | None,
+        typer.Option("--repeats", metavar="N", hidden=True, help="Old name of --repeat."),
     ] = None,
     base_rate: Annotated[
         float | None,
@@ -298,7 +304,7 @@ def plan(
 ) -> None:
     """Power analysis before a run: the effect a design can detect, or the design an effect needs.
 
-    From assumptions (--tasks, --repeats, --base-rate) it prints the minimum detectable
+    From assumptions (--tasks, --repeat, --base-rate) it prints the minimum detectable
     effect of comparing two configurations, the effective number of trials, and tables
     over repeats and task counts that show where more repeats stop paying. With --effect D
     it gives the tasks needed at each number of repeats, with trial counts and wall time.
@@ -306,7 +312,7 @@ def plan(
     trial (with intervals and n) from a pilot run, and its lanes give the wall time.
 
     Examples:
-      localagentbench plan --tasks 24 --repeats 1 --base-rate 0.5
+      localagentbench plan --tasks 24 --repeat 1 --base-rate 0.5
       localagentbench plan --effect 0.2 --base-rate 0.5 --seconds-per-trial 120 --concurrency 2
       localagentbench plan --from runs/pilot --effect 0.15
     """
@@ -324,6 +330,10 @@ def plan(
         raise ConfigError(f"--concurrency {concurrency}: at least 1; e.g. --concurrency 2")
     if seconds_per_trial is not None and not seconds_per_trial > 0:
         raise ConfigError(f"--seconds-per-trial {seconds_per_trial:g}: must be above 0")
+    if repeats_alias is not None:
+        if repeats is not None and repeats != repeats_alias:
+            raise ConfigError("--repeat and --repeats (its old name) disagree; give --repeat")
+        repeats = repeats_alias
     if max_repeats is not None and max_repeats < 1:
         raise ConfigError(f"--max-repeats {max_repeats}: at least 1")
     _check_inputs(tasks, repeats, base_rate, icc, alpha, power, effect)
@@ -351,7 +361,7 @@ def plan(
     else:
         n = tasks if tasks is not None else pilot.tasks if pilot is not None else None
         if n is None:
-            raise ConfigError("give --tasks N (and --repeats R), --effect D, or --from RUN")
+            raise ConfigError("give --tasks N (and --repeat N), --effect D, or --from RUN")
         detects = detect_plan(a, n, reps, top)
         payload |= detects.payload()
         lines = _detect_lines(a, detects)

@@ -117,6 +117,10 @@ class RunDir:
 
     def read_info(self) -> RunInfo:
         if not self.run_json.is_file():
+            if not self.path.exists():
+                raise RunDirError(f"{self.path}: the folder does not exist; give a run directory")
+            if not self.path.is_dir():
+                raise RunDirError(f"{self.path}: not a folder; give a run directory")
             raise RunDirError(f"{self.path}: no run.json here; is this a run directory?")
         try:
             data = upgrade("run", json.loads(self.run_json.read_text()), RECORD_VERSION)

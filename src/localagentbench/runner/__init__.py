@@ -10,7 +10,7 @@ from localagentbench.runner._config import (
 from localagentbench.runner._executor import Executor, LocalExecutor
 from localagentbench.runner._lanes import LaneClosed, LaneGate, LaneView
 from localagentbench.runner._pipeline import GradeShared, grade_trial
-from localagentbench.runner._progress import ProgressSink, RichProgress, SilentProgress
+from localagentbench.runner._progress import Eta, ProgressSink, RichProgress, SilentProgress
 from localagentbench.runner._provenance import host_info
 from localagentbench.runner._regrade import (
     VERDICT_FIELDS,
@@ -47,6 +47,7 @@ __all__ = [
     "Matrix",
     "ProgressSink",
     "RegradeResult",
+    "Eta",
     "RichProgress",
     "RunOptions",
     "RunResult",

@@ -229,6 +229,12 @@ def configuration_from_cli(
     settings: dict[str, Any] = {}
     command = None
     if agent == "mock":
+        if model is not None:
+            raise ConfigError(
+                f"--model {model}: the mock agent uses no model (it would only end up in the "
+                "configuration id); drop --model, or pick an agent that calls one "
+                "(`localagentbench agents` lists them)"
+            )
         settings["behavior"] = mock_behavior or "noop"
     elif mock_behavior is not None:
         raise ConfigError("--mock-behavior goes with --agent mock")

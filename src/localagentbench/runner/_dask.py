@@ -121,6 +121,11 @@ class DaskExecutor:
             self.hosts.update(self.client.run(_host, workers=unknown, on_error="ignore"))
         return found
 
+    @property
+    def concurrency(self) -> int:
+        """Trials the cluster runs at once: its workers' threads together (at least 1)."""
+        return max(1, sum(self.workers().values()))
+
     def provenance(self) -> dict[str, Any]:
         self.workers()
         return {"kind": "dask", "scheduler": self.address, "workers": dict(self.hosts)}
@@ -136,6 +141,7 @@ class DaskExecutor:
         on_done: Callable[[J, Future[R]], None],
         should_stop: Callable[[], bool],
         cancel: threading.Event,
+        on_start: Callable[[J], None] | None = None,
     ) -> None:
         given: object = work  # a plain callable cannot run elsewhere: say so, not probe it
         if not isinstance(given, RemoteWork):
@@ -165,6 +171,8 @@ class DaskExecutor:
                 resources={job.lane: 1} if job.lane in resources else None,
             )
             running[future] = job
+            if on_start is not None:
+                on_start(job)
 
         try:
             while pending or running:

@@ -41,6 +41,11 @@ class Executor(Protocol):
 
     stopped_reason: str | None
 
+    @property
+    def concurrency(self) -> int:
+        """Trials it runs at once (the progress line's ETA divides by it)."""
+        ...
+
     def provenance(self) -> dict[str, Any]: ...
 
     def run(
@@ -50,7 +55,12 @@ class Executor(Protocol):
         on_done: Callable[[J, Future[R]], None],
         should_stop: Callable[[], bool],
         cancel: threading.Event,
+        on_start: Callable[[J], None] | None = None,
     ) -> None: ...
+
+
+_INTERRUPT_GRACE_S = 5.0
+"""How long an interrupted run waits for its trials' commands to be cancelled."""
 
 
 class LocalExecutor:
@@ -75,6 +85,7 @@ class LocalExecutor:
         on_done: Callable[[J, Future[R]], None],
         should_stop: Callable[[], bool],
         cancel: threading.Event,
+        on_start: Callable[[J], None] | None = None,
     ) -> None:
         pending = list(jobs)
         running: dict[Future[R], J] = {}
@@ -84,30 +95,36 @@ class LocalExecutor:
         def limit(lane: str) -> int:
             return max(1, self.lanes.get(lane, self.concurrency))
 
-        with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="trial") as pool:
-            try:
-                while pending or running:
-                    if not should_stop():
-                        for job in list(pending):
-                            if len(running) >= self.concurrency:
-                                break
-                            with lock:
-                                if per_lane.get(job.lane, 0) >= limit(job.lane):
-                                    continue
-                                per_lane[job.lane] = per_lane.get(job.lane, 0) + 1
-                            pending.remove(job)
-                            running[pool.submit(work, job)] = job
-                    elif not running:
-                        break
-                    if not running:
-                        continue
-                    done, _ = wait(list(running), return_when=FIRST_COMPLETED, timeout=0.5)
-                    for future in done:
-                        job = running.pop(future)
-                        per_lane[job.lane] -= 1
-                        on_done(job, future)
-            except BaseException:
-                cancel.set()
-                for future in running:
-                    future.cancel()
-                raise
+        pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="trial")
+        try:
+            while pending or running:
+                if not should_stop():
+                    for job in list(pending):
+                        if len(running) >= self.concurrency:
+                            break
+                        with lock:
+                            if per_lane.get(job.lane, 0) >= limit(job.lane):
+                                continue
+                            per_lane[job.lane] = per_lane.get(job.lane, 0) + 1
+                        pending.remove(job)
+                        running[pool.submit(work, job)] = job
+                        if on_start is not None:
+                            on_start(job)
+                elif not running:
+                    break
+                if not running:
+                    continue
+                done, _ = wait(list(running), return_when=FIRST_COMPLETED, timeout=0.5)
+                for future in done:
+                    job = running.pop(future)
+                    per_lane[job.lane] -= 1
+                    on_done(job, future)
+        except BaseException:
+            # Ctrl-C: every trial's commands see `cancel` and take their process groups down;
+            # wait for that briefly, never for a trial to run to its end (a `with` block's
+            # exit would join the workers, and a second Ctrl-C was then needed to stop).
+            cancel.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            wait(list(running), timeout=_INTERRUPT_GRACE_S)
+            raise
+        pool.shutdown(wait=True)

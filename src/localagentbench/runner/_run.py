@@ -126,7 +126,9 @@ def execute(
     if not options.configurations:
         raise ConfigError("no configuration: give --agent or --config matrix.yaml")
     agents = build_agents(options.configurations)
+    progress.phase("proving the sandbox")
     sandbox = select(options.sandbox)
+    progress.phase(f"proving the toolchains of {len(tasks)} task(s)")
     tags = task_tags(tasks, sandbox)  # keys the toolchain proofs and the pristine results
     unrunnable = prove_toolchains(tasks, sandbox, workers=min(4, os.cpu_count() or 1), tags=tags)
     tasks = runnable_tasks(tasks, unrunnable, require_all=options.require_all)
@@ -171,7 +173,9 @@ def execute(
         locked(run_dir),
         _nothing_left_on_failure(run_dir, fresh=not resume, made=made),
     ):
+        progress.phase(f"building {len(tasks)} pristine tree(s)")
         pristine = pristine_trees(PristineStore(run_dir.pristine), tasks)
+        progress.phase("starting the gateway and the first trials")
         agent_versions = {c.id: agents[c.id].version() for c in options.configurations}
         if not resume:
             run_dir.write_info(

@@ -210,7 +210,15 @@ class Scheduler(Generic[P]):
                 self._set_aside(plan.id, f"rerun {self.reruns[plan.id]}: {record.error}")
                 again.append(plan)
 
-        self.executor.run(queue, self.work, on_done, self._should_stop, self.cancel)
+        lanes: dict[str, int] = {}
+        for plan in queue:
+            lanes[plan.lane] = lanes.get(plan.lane, 0) + 1
+        self.progress.expect(lanes, self.executor.concurrency)
+
+        def on_start(plan: P) -> None:
+            self.progress.trial_started(plan.id, plan.lane)
+
+        self.executor.run(queue, self.work, on_done, self._should_stop, self.cancel, on_start)
         return again
 
     # bookkeeping -------------------------------------------------------------

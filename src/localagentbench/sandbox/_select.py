@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import logging
 import os
 from dataclasses import dataclass
@@ -125,8 +126,10 @@ def select(preferred: str | None = None) -> Sandbox:
     """
     if preferred is not None:
         if preferred not in BACKENDS:
+            close = difflib.get_close_matches(preferred, BACKENDS, n=1, cutoff=0.5)
+            hint = f"; did you mean {close[0]}?" if close else ""
             raise SandboxError(
-                f"unknown sandbox {preferred!r}: choose one of {', '.join(BACKENDS)}"
+                f"unknown sandbox {preferred!r}: choose one of {', '.join(BACKENDS)}{hint}"
             )
         status = _status(preferred)
         if not status.available:

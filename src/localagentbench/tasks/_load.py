@@ -86,8 +86,11 @@ class SuiteLoad:
             close = difflib.get_close_matches(wanted, self.known, n=3, cutoff=0.6)
             hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
             parts.append(f"{wanted!r}{hint}")
+        from localagentbench.tasks._bundled import bundled_suite
+
+        where = "the bundled suite" if self.root == bundled_suite() else self.root
         raise TaskError(
-            self.root,
+            where,
             "--task",
             f"no task with id {', '.join(parts)}; `localagentbench list-tasks` lists the ids",
         )
