@@ -59,6 +59,25 @@ def test_unsearchable_parent_is_a_clear_error(
         pass
 
 
+@pytest.mark.skipif(not is_root(), reason="the uid switch happens only when the harness is root")
+def test_an_unreachable_cache_names_xdg_cache_home(
+    landlock: LandlockSandbox, trial: dict[str, Path], tmp_path: Path, monkeypatch
+) -> None:
+    """Task environments live in the user cache: under a private home the hint is the cache's
+    own setting, not TMPDIR."""
+    home = tmp_path / "private"
+    env_root = home / ".cache" / "localagentbench" / "envs" / "t-v1-abc"
+    env_root.mkdir(parents=True)
+    home.chmod(0o700)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    spec = make_spec(trial, workspace=env_root)
+    with (
+        pytest.raises(SandboxError, match="set XDG_CACHE_HOME to such a place"),
+        landlock.wrap(["true"], spec),
+    ):
+        pass
+
+
 def test_gateway_port_is_the_only_tcp_destination(
     landlock: LandlockSandbox, run_jailed: RunJailed
 ) -> None:

@@ -28,6 +28,7 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from localagentbench._env import cache_dir
 from localagentbench._proc import TAG_VARIABLE
 from localagentbench.sandbox._kernel import landlock_abi
 from localagentbench.sandbox._layout import (
@@ -78,10 +79,16 @@ def _check_searchable(paths: list[Path], uid: int) -> None:
     for path in paths:
         parent = _unsearchable_parent(path)
         if parent is not None:
+            where = (
+                "set XDG_CACHE_HOME to such a place (the harness's cache, which holds task "
+                "environments, is under it)"
+                if path.is_relative_to(cache_dir())
+                else "point TMPDIR or --workdir-root at such a place"
+            )
             raise SandboxError(
                 f"{parent} is not searchable by the agent's uid {uid}, so it cannot reach "
                 f"{path}: every folder above a trial must be searchable (mode 0711 or 0755); "
-                "point TMPDIR or --workdir-root at such a place"
+                f"{where}"
             )
 
 
