@@ -20,8 +20,8 @@ from localagentbench.gateway._canonical import (
 )
 from localagentbench.gateway._errors import BadRequest
 from localagentbench.gateway._exchange import Exchange, dumps
-from localagentbench.gateway._front import text_of
-from localagentbench.gateway._front_openai import parse_tools
+from localagentbench.gateway.fronts._base import text_of
+from localagentbench.gateway.fronts._openai import parse_tools
 
 if TYPE_CHECKING:
     from localagentbench.gateway._trial import Trial
