@@ -30,7 +30,7 @@ from localagentbench.gateway._errors import (
     GatewayError,
 )
 from localagentbench.gateway._exchange import Exchange, dumps
-from localagentbench.gateway._trial import Admission, Trial, fingerprint
+from localagentbench.gateway._trial_state import Admission, Trial, fingerprint
 from localagentbench.gateway.backends import CallContext
 from localagentbench.gateway.fronts import Front, Route
 

@@ -19,8 +19,8 @@ from localagentbench.gateway._errors import (
     TrialNotFound,
 )
 from localagentbench.gateway._stats import TrialSignal, TrialStats
-from localagentbench.gateway._trial import Trial
 from localagentbench.gateway._trial_route import DEFAULT_TRIAL, TRIAL_ID, TrialRoute
+from localagentbench.gateway._trial_state import Trial
 from localagentbench.gateway.backends import RepairingBackend, make_backend
 from localagentbench.gateway.fronts import Fronts, resolve
 

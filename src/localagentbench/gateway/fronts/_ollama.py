@@ -24,7 +24,7 @@ from localagentbench.gateway.fronts._base import text_of
 from localagentbench.gateway.fronts._openai import parse_tools
 
 if TYPE_CHECKING:
-    from localagentbench.gateway._trial import Trial
+    from localagentbench.gateway._trial_state import Trial
 
 OLLAMA_VERSION = "0.13.4"
 """Version the front reports (agents refuse servers older than they need)."""

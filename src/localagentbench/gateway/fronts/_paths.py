@@ -31,7 +31,7 @@ from localagentbench.gateway.fronts._openai import OpenAIChatFront
 from localagentbench.gateway.fronts._responses import ResponsesFront
 
 if TYPE_CHECKING:
-    from localagentbench.gateway._trial import Trial
+    from localagentbench.gateway._trial_state import Trial
 
 Static = Callable[[web.Request, "Trial"], Awaitable[web.StreamResponse]]
 
