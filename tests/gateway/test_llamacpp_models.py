@@ -18,7 +18,7 @@ from localagentbench.gateway import llamacpp
 from localagentbench.gateway.llamacpp import _fetch
 from localagentbench.gateway.llamacpp._catalog import Part, ShippedModel
 from localagentbench.gateway.llamacpp._fetch import fetch, file_digest, resolve, verify
-from localagentbench.gateway.llamacpp._server import runtime_version
+from localagentbench.gateway.llamacpp._pool import runtime_version
 
 PIECES = [b"GGUF" + b"a" * 1000, b"b" * 777, b"c" * 5]
 JOINED = b"".join(PIECES)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from localagentbench.gateway._quota import QUOTA_SIGNATURES, reset_after_s
-from localagentbench.gateway._upstream import retry_after_s
+from localagentbench.gateway.backends._quota import QUOTA_SIGNATURES, reset_after_s
+from localagentbench.gateway.backends._upstream import retry_after_s
 
 NOW = 1_800_000_000.0
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from localagentbench.gateway._backend_anthropic import AnthropicBackend
-from localagentbench.gateway._backend_openai import OpenAIBackend
 from localagentbench.gateway._redact import (
     REDACTED,
     UPSTREAM,
@@ -13,7 +11,9 @@ from localagentbench.gateway._redact import (
     credential_values,
     redactor_for,
 )
-from localagentbench.gateway._repair import RepairingBackend
+from localagentbench.gateway.backends._anthropic import AnthropicBackend
+from localagentbench.gateway.backends._openai import OpenAIBackend
+from localagentbench.gateway.backends._repair import RepairingBackend
 
 KEY = "sk-proj-Zx81kQ0pLmN4rT7vWy2B"
 

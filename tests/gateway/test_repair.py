@@ -10,7 +10,7 @@ import pytest
 
 from localagentbench.gateway import Gateway
 from localagentbench.gateway._canonical import ToolSpec
-from localagentbench.gateway._repair import read_calls
+from localagentbench.gateway.backends._repair import read_calls
 
 from ._helpers import write_script
 from .conftest import OpenTrial

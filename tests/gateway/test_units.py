@@ -12,12 +12,12 @@ import pytest
 
 import localagentbench.gateway as package
 from localagentbench.gateway import ScriptError, load_script, shipped_scripts
-from localagentbench.gateway._backend_ollama import normalise_host
-from localagentbench.gateway._backend_scripted import sample_json, side_json
 from localagentbench.gateway._canonical import ChatRequest, Message, ToolSpec
 from localagentbench.gateway._side import side_reason
 from localagentbench.gateway._stats import percentile
-from localagentbench.gateway._upstream import is_rate_limited, retry_after_s
+from localagentbench.gateway.backends._ollama import normalise_host
+from localagentbench.gateway.backends._scripted import sample_json, side_json
+from localagentbench.gateway.backends._upstream import is_rate_limited, retry_after_s
 
 BASH = ToolSpec("bash", "", {"type": "object", "properties": {"command": {}}})
 
@@ -179,7 +179,7 @@ def test_every_pydantic_field_has_a_docstring() -> None:
 
 
 def test_anthropic_cache_reads_and_writes_count_as_prompt_tokens() -> None:
-    from localagentbench.gateway._backend_anthropic import _prompt_tokens
+    from localagentbench.gateway.backends._anthropic import _prompt_tokens
 
     usage = {"input_tokens": 10, "cache_read_input_tokens": 300, "cache_creation_input_tokens": 5}
     assert _prompt_tokens(usage, 0, 0) == (315, 300)

@@ -33,37 +33,37 @@ from localagentbench.gateway._errors import (
 )
 from localagentbench.gateway._failures import FAILURES, Failure, Fault
 from localagentbench.gateway._redact import Redactor
-from localagentbench.gateway._route import DEFAULT_TRIAL, TrialRoute
 from localagentbench.gateway._script import Script, Step, load_script, shipped_scripts
 from localagentbench.gateway._stats import RateLimitEvent, TrialSignal, TrialStats
+from localagentbench.gateway._trial_route import DEFAULT_TRIAL, TrialRoute
 
 if TYPE_CHECKING:  # the same names __getattr__ loads on first use
-    from localagentbench.gateway._backend import (
+    from localagentbench.gateway._gateway import Gateway
+    from localagentbench.gateway._probe import ProbeResult, probe, prove
+    from localagentbench.gateway._standalone import serve
+    from localagentbench.gateway.backends import (
         BACKEND_GROUP,
         BACKENDS,
         Backend,
         CallContext,
         make_backend,
     )
-    from localagentbench.gateway._logged import parse_logged
-    from localagentbench.gateway._probe import ProbeResult, probe, prove
-    from localagentbench.gateway._serve import serve
-    from localagentbench.gateway._server import Gateway
+    from localagentbench.gateway.fronts import parse_logged
 
 # These modules import aiohttp (about 0.7 s); a record model or a CLI that only needs
 # TrialStats or an error type should not pay for it, so they load on first attribute use.
 _LAZY = {
-    "BACKEND_GROUP": "_backend",
-    "BACKENDS": "_backend",
-    "Backend": "_backend",
-    "CallContext": "_backend",
-    "make_backend": "_backend",
-    "parse_logged": "_logged",
+    "BACKEND_GROUP": "backends",
+    "BACKENDS": "backends",
+    "Backend": "backends",
+    "CallContext": "backends",
+    "make_backend": "backends",
+    "parse_logged": "fronts",
     "ProbeResult": "_probe",
     "probe": "_probe",
     "prove": "_probe",
-    "serve": "_serve",
-    "Gateway": "_server",
+    "serve": "_standalone",
+    "Gateway": "_gateway",
 }
 
 

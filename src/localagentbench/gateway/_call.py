@@ -15,7 +15,6 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from localagentbench.gateway._backend import CallContext
 from localagentbench.gateway._blame import FAILURES, classify_exception
 from localagentbench.gateway._bodylog import BODY_LOG_LIMIT, digest
 from localagentbench.gateway._budget import DEFAULT_OUTPUT_BOUND, Wait
@@ -31,9 +30,9 @@ from localagentbench.gateway._errors import (
     GatewayError,
 )
 from localagentbench.gateway._exchange import Exchange, dumps
-from localagentbench.gateway._front import Front
-from localagentbench.gateway._routes import Route
-from localagentbench.gateway._trial import Admission, Trial, fingerprint
+from localagentbench.gateway._trial_state import Admission, Trial, fingerprint
+from localagentbench.gateway.backends import CallContext
+from localagentbench.gateway.fronts import Front, Route
 
 NO_RETRY: Mapping[str, str] = MappingProxyType({"x-should-retry": "false"})
 """Header the OpenAI and Anthropic SDKs honour: do not retry this error."""

@@ -14,10 +14,10 @@ from typing import Literal
 import aiohttp
 from pydantic import BaseModel
 
-from localagentbench.gateway._backend import Backend, CallContext, make_backend
 from localagentbench.gateway._canonical import ChatRequest, Message, Reply, ToolSpec
 from localagentbench.gateway._errors import BackendHTTPError, BackendUnavailable, GatewayError
 from localagentbench.gateway._redact import Redactor, redactor_for
+from localagentbench.gateway.backends import Backend, CallContext, make_backend
 
 HINTS: Mapping[str, str] = MappingProxyType(
     {

@@ -16,7 +16,7 @@ from localagentbench.gateway.llamacpp._fetch import (
     sha256_file,
     verify,
 )
-from localagentbench.gateway.llamacpp._server import (
+from localagentbench.gateway.llamacpp._pool import (
     INSTALL_HINT,
     SERVERS,
     LlamaOptions,

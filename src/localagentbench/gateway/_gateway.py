@@ -13,17 +13,16 @@ from pathlib import Path
 import aiohttp
 from aiohttp import web
 
-from localagentbench.gateway._backend import make_backend
 from localagentbench.gateway._call import MAX_BODY, serve_call
 from localagentbench.gateway._errors import (
     GatewayError,
     TrialNotFound,
 )
-from localagentbench.gateway._repair import RepairingBackend
-from localagentbench.gateway._route import DEFAULT_TRIAL, TRIAL_ID, TrialRoute
-from localagentbench.gateway._routes import Fronts, resolve
 from localagentbench.gateway._stats import TrialSignal, TrialStats
-from localagentbench.gateway._trial import Trial
+from localagentbench.gateway._trial_route import DEFAULT_TRIAL, TRIAL_ID, TrialRoute
+from localagentbench.gateway._trial_state import Trial
+from localagentbench.gateway.backends import RepairingBackend, make_backend
+from localagentbench.gateway.fronts import Fronts, resolve
 
 
 def new_loop() -> asyncio.AbstractEventLoop:
@@ -188,7 +187,7 @@ class Gateway:
         trial's main-loop traffic as a cassette on `close_trial` (for `replay/<path>`).
         `notify` is called on the gateway's thread with each `TrialSignal` (cap_hit,
         loop_detected, rate_limited) as it happens; it must be quick. `tool_call_repair`
-        turns tool calls the model wrote as text into native ones (see `_repair`).
+        turns tool calls the model wrote as text into native ones (see `backends._repair`).
         `output_cap` (the configuration's max output tokens) bounds what a request that
         names no max_tokens reserves of `max_tokens`.
 

@@ -18,7 +18,6 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from localagentbench.gateway._backend import Backend, CallContext
 from localagentbench.gateway._canonical import (
     ChatRequest,
     Event,
@@ -29,6 +28,7 @@ from localagentbench.gateway._canonical import (
     ToolCallStart,
     ToolSpec,
 )
+from localagentbench.gateway.backends._base import Backend, CallContext
 
 FENCE = re.compile(r"```[ \t]*(?:json|JSON|tool_call)?[ \t]*\n(.*?)\n?[ \t]*```", re.DOTALL)
 TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)

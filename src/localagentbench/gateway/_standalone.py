@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from localagentbench.gateway._server import DEFAULT_TRIAL, Gateway, TrialRoute
+from localagentbench.gateway._gateway import DEFAULT_TRIAL, Gateway, TrialRoute
 
 
 def serve(

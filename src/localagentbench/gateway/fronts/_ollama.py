@@ -20,11 +20,11 @@ from localagentbench.gateway._canonical import (
 )
 from localagentbench.gateway._errors import BadRequest
 from localagentbench.gateway._exchange import Exchange, dumps
-from localagentbench.gateway._front import text_of
-from localagentbench.gateway._front_openai import parse_tools
+from localagentbench.gateway.fronts._base import text_of
+from localagentbench.gateway.fronts._openai import parse_tools
 
 if TYPE_CHECKING:
-    from localagentbench.gateway._trial import Trial
+    from localagentbench.gateway._trial_state import Trial
 
 OLLAMA_VERSION = "0.13.4"
 """Version the front reports (agents refuse servers older than they need)."""

@@ -20,8 +20,8 @@ from localagentbench.gateway._canonical import (
 )
 from localagentbench.gateway._errors import BadRequest
 from localagentbench.gateway._exchange import Coalesced, Exchange, dumps
-from localagentbench.gateway._front import text_of
-from localagentbench.gateway._front_openai import openai_tool_choice
+from localagentbench.gateway.fronts._base import text_of
+from localagentbench.gateway.fronts._openai import openai_tool_choice
 
 CONTENT_EVENTS = frozenset({"response.output_text.delta", "response.function_call_arguments.delta"})
 """Events written at once; the others go out with the next of these."""

@@ -23,7 +23,7 @@ from localagentbench.gateway._canonical import (
 )
 from localagentbench.gateway._errors import BadRequest
 from localagentbench.gateway._exchange import Coalesced, Exchange, dumps, sse
-from localagentbench.gateway._front import text_of
+from localagentbench.gateway.fronts._base import text_of
 
 STOP_REASONS: Mapping[FinishReason, str] = MappingProxyType(
     {

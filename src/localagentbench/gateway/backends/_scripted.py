@@ -7,7 +7,6 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from localagentbench.gateway._backend import CallContext
 from localagentbench.gateway._canonical import (
     ChatRequest,
     Event,
@@ -29,7 +28,8 @@ from localagentbench.gateway._script import (
     expand_workspace,
     load_script,
 )
-from localagentbench.gateway._upstream import is_rate_limited, retry_after_s
+from localagentbench.gateway.backends._base import CallContext
+from localagentbench.gateway.backends._upstream import is_rate_limited, retry_after_s
 
 
 def sample_json(schema: Any, text: str) -> Any:

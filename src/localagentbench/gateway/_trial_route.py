@@ -1,6 +1,6 @@
 """A trial's base URLs, one per protocol: what an adapter needs from the gateway.
 
-Kept apart from `_server` (which imports aiohttp) so that adapters and the runner can
+Kept apart from `_gateway` (which imports aiohttp) so that adapters and the runner can
 name a route without loading the HTTP stack (issue 21).
 """
 

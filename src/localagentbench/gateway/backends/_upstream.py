@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Mapping
 import aiohttp
 
 from localagentbench.gateway._errors import BackendHTTPError
-from localagentbench.gateway._quota import reset_after_s
+from localagentbench.gateway.backends._quota import reset_after_s
 
 QUOTA_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
     re.compile(p, re.IGNORECASE)

@@ -1,6 +1,6 @@
 """Child process entry: serve one GGUF model with llama.cpp's own HTTP server (xllamacpp).
 
-Run by `LlamaServer` as `python -m localagentbench.gateway.llamacpp._serve ...`. Prints
+Run by `LlamaServer` as `python -m localagentbench.gateway.llamacpp._child ...`. Prints
 one JSON line `{"address": ...}` once listening, then serves until its
 stdin closes (the parent ended, however it ended) or it gets SIGTERM.
 """

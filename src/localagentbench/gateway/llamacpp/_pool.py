@@ -107,7 +107,7 @@ class LlamaServer:
         argv = [
             sys.executable,
             "-m",
-            "localagentbench.gateway.llamacpp._serve",
+            "localagentbench.gateway.llamacpp._child",
             "--model",
             str(self.model),
             "--ctx",

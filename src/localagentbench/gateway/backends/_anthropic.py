@@ -6,7 +6,6 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from localagentbench.gateway._backend import CallContext
 from localagentbench.gateway._canonical import (
     ChatRequest,
     Event,
@@ -21,7 +20,8 @@ from localagentbench.gateway._canonical import (
 )
 from localagentbench.gateway._errors import BackendHTTPError
 from localagentbench.gateway._exchange import dumps
-from localagentbench.gateway._upstream import raise_for_status, setting, sse_data
+from localagentbench.gateway.backends._base import CallContext
+from localagentbench.gateway.backends._upstream import raise_for_status, setting, sse_data
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_MAX_TOKENS = 8192

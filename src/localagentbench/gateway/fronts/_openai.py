@@ -24,7 +24,7 @@ from localagentbench.gateway._canonical import (
 )
 from localagentbench.gateway._errors import BadRequest
 from localagentbench.gateway._exchange import Coalesced, Exchange, dumps
-from localagentbench.gateway._front import text_of
+from localagentbench.gateway.fronts._base import text_of
 
 SSE_HEADERS: Mapping[str, str] = MappingProxyType(
     {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}

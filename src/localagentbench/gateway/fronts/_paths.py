@@ -14,11 +14,11 @@ from aiohttp import web
 
 from localagentbench.gateway._errors import GatewayError
 from localagentbench.gateway._exchange import dumps
-from localagentbench.gateway._front import Front
-from localagentbench.gateway._front_anthropic import AnthropicFront, count_tokens_body
-from localagentbench.gateway._front_gemini import GeminiFront
-from localagentbench.gateway._front_gemini import count_tokens_body as gemini_count_body
-from localagentbench.gateway._front_ollama import (
+from localagentbench.gateway.fronts._anthropic import AnthropicFront, count_tokens_body
+from localagentbench.gateway.fronts._base import Front
+from localagentbench.gateway.fronts._gemini import GeminiFront
+from localagentbench.gateway.fronts._gemini import count_tokens_body as gemini_count_body
+from localagentbench.gateway.fronts._ollama import (
     OllamaChatFront,
     OllamaGenerateFront,
     pull,
@@ -27,11 +27,11 @@ from localagentbench.gateway._front_ollama import (
     tags,
     version,
 )
-from localagentbench.gateway._front_openai import OpenAIChatFront
-from localagentbench.gateway._front_responses import ResponsesFront
+from localagentbench.gateway.fronts._openai import OpenAIChatFront
+from localagentbench.gateway.fronts._responses import ResponsesFront
 
 if TYPE_CHECKING:
-    from localagentbench.gateway._trial import Trial
+    from localagentbench.gateway._trial_state import Trial
 
 Static = Callable[[web.Request, "Trial"], Awaitable[web.StreamResponse]]
 

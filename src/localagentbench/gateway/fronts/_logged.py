@@ -10,12 +10,12 @@ from typing import Any
 
 from localagentbench.gateway._canonical import ChatRequest
 from localagentbench.gateway._errors import BadRequest
-from localagentbench.gateway._front import Front
-from localagentbench.gateway._front_anthropic import AnthropicFront
-from localagentbench.gateway._front_gemini import GeminiFront
-from localagentbench.gateway._front_ollama import OllamaChatFront, OllamaGenerateFront
-from localagentbench.gateway._front_openai import OpenAIChatFront
-from localagentbench.gateway._front_responses import ResponsesFront
+from localagentbench.gateway.fronts._anthropic import AnthropicFront
+from localagentbench.gateway.fronts._base import Front
+from localagentbench.gateway.fronts._gemini import GeminiFront
+from localagentbench.gateway.fronts._ollama import OllamaChatFront, OllamaGenerateFront
+from localagentbench.gateway.fronts._openai import OpenAIChatFront
+from localagentbench.gateway.fronts._responses import ResponsesFront
 
 __all__ = ["parse_logged"]
 

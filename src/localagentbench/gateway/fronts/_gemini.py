@@ -22,7 +22,7 @@ from localagentbench.gateway._canonical import (
 )
 from localagentbench.gateway._errors import BadRequest
 from localagentbench.gateway._exchange import Exchange, dumps
-from localagentbench.gateway._front import text_of
+from localagentbench.gateway.fronts._base import text_of
 
 FINISH: Mapping[FinishReason, str] = MappingProxyType(
     {"stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS"}

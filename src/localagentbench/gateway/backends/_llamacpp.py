@@ -10,9 +10,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-from localagentbench.gateway._backend import CallContext
-from localagentbench.gateway._backend_openai import OpenAIBackend
 from localagentbench.gateway._canonical import ChatRequest, Event
+from localagentbench.gateway.backends._base import CallContext
+from localagentbench.gateway.backends._openai import OpenAIBackend
 from localagentbench.gateway.llamacpp import SERVERS, LlamaOptions, resolve
 
 

@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
-from localagentbench.gateway._backend import Backend
 from localagentbench.gateway._bodylog import LOG_BUDGET, body_for_log
 from localagentbench.gateway._budget import Hold, TokenBudget, Wait
 from localagentbench.gateway._canonical import (
@@ -35,6 +34,7 @@ from localagentbench.gateway._stats import (
     TrialStats,
     percentile,
 )
+from localagentbench.gateway.backends import Backend
 
 
 @dataclass(slots=True)
