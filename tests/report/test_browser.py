@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from localagentbench.report import load_run
+
+from ._node import run_node
 
 HERE = Path(__file__).parent
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -26,7 +27,9 @@ INSTALL = (
 )
 
 
-def _browse(site: Path, tmp: Path, extra: str | None = None) -> dict:
+def _run(script: str, args: list[str]) -> dict:
+    """Run one of this folder's playwright scripts; its last stdout line is a JSON object.
+    Skips, naming the install command, when chromium, node or playwright-core is missing."""
     if not Path(CHROMIUM).is_file():
         pytest.skip(f"no chromium at {CHROMIUM}; install with: {INSTALL}")
     node = shutil.which("node")
@@ -34,20 +37,16 @@ def _browse(site: Path, tmp: Path, extra: str | None = None) -> dict:
         pytest.skip(f"node is missing; install nodejs, then: {INSTALL}")
     if not (HERE / "node_modules" / "playwright-core").is_dir():
         pytest.skip(f"playwright-core is not installed; run: {INSTALL}")
+    out = run_node(node, HERE / script, args, HERE, CHROMIUM)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _browse(site: Path, tmp: Path, extra: str | None = None) -> dict:
     shots = tmp / "shots"
     shots.mkdir(exist_ok=True)
     profile = tmp / "profile"  # a fresh --user-data-dir for every browser
-    args = [node, str(HERE / "browse.mjs"), str(site), str(shots), str(profile)]
-    out = subprocess.run(
-        [*args, *([extra] if extra else [])],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        cwd=HERE,
-        env={**os.environ, "CHROMIUM": CHROMIUM},
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    result = json.loads(out.stdout.strip().splitlines()[-1])
+    result = _run("browse.mjs", [str(site), str(shots), str(profile), *([extra] if extra else [])])
     result["shots"] = shots
     return result
 
@@ -127,3 +126,50 @@ def test_frontier_plots_render_in_chromium(hostile_run, tmp_path):
     assert result["frontier"]["frontier-cost"]["ringed"] == 1
     png = result["shots"] / "frontier-cost.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_compare_page_and_wide_tables_in_chromium(hostile_run, tmp_path):
+    """Two runs merged (four configurations): the compare page shows the picked pair's patches
+    side by side and every column with JavaScript off; the leaderboard's last column is inside
+    its own scroll box at 1400 and 390 px, and no page is wider than the window."""
+    from localagentbench.report import build_site
+    from localagentbench.report._load import run_entries
+
+    first = load_run(hostile_run)
+    second = load_run(hostile_run)
+    second.summary.run_id = "second-run"
+    for e in second.entries:
+        e.run_id = "second-run"
+    site = build_site([first, second], tmp_path / "site").out
+    trial = f"trials/{first.key}/calc-add--reference--r1.html"
+    result = _run("compare.mjs", [str(site), trial, str(tmp_path / "profile")])
+    assert result["error"] is None, result["error"]
+    assert result["consoleErrors"] == []
+    assert result["offMachine"] == []
+    assert result["compareUrl"].endswith("/compare/calc-add.html")
+    assert result["fromTrial"].endswith("/compare/calc-add.html")
+    assert result["pickerVisible"] is True
+    labels = [e.label for e in run_entries([first, second])]
+    picked, repicked = result["picked"], result["repicked"]
+    assert [c["config"] for c in picked] == labels[:2]  # the leaderboard's first two
+    assert [c["config"] for c in repicked] == [labels[0], labels[3]]
+    assert any(c["config"].startswith("hostile") for c in repicked)
+    for column in [*picked, *repicked]:
+        assert column["patchHeight"] > 10
+        if column["config"].startswith("reference"):
+            assert "+    return a + b" in column["patch"]
+        else:
+            assert "<script>alert(1)" in column["patch"]  # the file name shown as text
+    assert result["all"] == 4
+    assert result["offPickerVisible"] is False
+    assert len(result["offColumns"]) == 4
+    assert all(c["patch"] for c in result["offColumns"])
+    for width in (1400, 390):
+        board = result[f"board{width}"]
+        assert board["text"] == "infra errors"
+        assert board["overflowX"] == "auto"
+        # the last column is in the box, or the box scrolls and brings it in
+        assert board["before"]["right"] <= board["before"]["boxRight"] + 1 or board["scrolls"]
+        assert board["after"]["right"] <= board["after"]["boxRight"] + 1, board
+    for name, (page_width, window) in result["widths"].items():
+        assert page_width <= window, f"{name} is {page_width} px wide in a {window} px window"

@@ -61,7 +61,7 @@ def test_site_has_an_index_a_page_per_trial_and_local_assets(site, hostile_run):
     assert len(set(trial_links)) == len(records) == 4  # each from the matrix and the trial list
     for link in trial_links:
         assert (site / unquote(link)).is_file(), link
-    assert len(_pages(site)) == 1 + len(records)
+    assert len(_pages(site)) == 1 + len(records) + 1  # the index, the trials, one compare page
 
 
 def test_every_local_link_resolves(site):
@@ -91,14 +91,18 @@ def test_no_src_or_href_leaves_the_machine(site):
                 assert (tag, name) == ("a", "href"), f"{page}: <{tag} {name}={value!r}> loads"
 
 
-def test_no_scripts_but_the_index_inline_one(site):
+def test_no_scripts_but_the_index_and_compare_inline_ones(site):
     """Trial pages carry no script; the index one inline script (the trial list's filters and
-    sorting), never one loaded from a file or the network."""
+    sorting) and each compare page one (its selector), never one loaded from a file or the
+    network."""
     for page in _pages(site):
         parsed = _parse(page)
         assert not {"iframe", "img", "object", "embed"} & set(parsed.tags), page
         scripts = parsed.tags.count("script")
-        assert scripts == (1 if page.name == "index.html" and page.parent == site else 0), page
+        inline = (page.name == "index.html" and page.parent == site) or page.parent.name == (
+            "compare"
+        )
+        assert scripts == (1 if inline else 0), page
         assert not [ref for ref in parsed.refs if ref[0] == "script"], page
 
 
@@ -329,7 +333,7 @@ def test_a_rebuild_renders_only_the_new_or_changed_trial_pages(hostile_run, tmp_
     first = build_site([load_run(hostile_run)], out)
     assert first.reused == 0
     pages = sorted((out / "trials").rglob("*.html"))
-    assert len(pages) == first.pages - 1 >= 2
+    assert len(pages) == first.pages - 2 >= 2  # less the index and the compare page
     before = {p: p.read_text() for p in pages}
     again = build_site([load_run(hostile_run)], out)
     assert again.reused == len(pages)

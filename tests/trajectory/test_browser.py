@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from localagentbench.records import RunDir
 from localagentbench.report import build_site, load_run
 from localagentbench.report._site import template_env, write_assets
 from localagentbench.report._trialpage import trial_page
+from report._node import run_node  # tests/report: the playwright scripts' runner
 
 HERE = Path(__file__).parent
 REPORT_TESTS = HERE.parent / "report"
@@ -46,13 +46,12 @@ def test_a_folded_observation_unfolds_and_a_cause_links_to_its_step(tmp_path: Pa
     html = template_env().get_template("trial.html").render(root="../../", page=page, r=record)
     target = site / "trials" / "run" / f"{trial}.html"
     target.write_text(html, encoding="utf-8")
-    out = subprocess.run(
-        [node, str(REPORT_TESTS / "transcript.mjs"), str(target), str(tmp_path / "profile")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=REPORT_TESTS,  # the script sits beside node_modules/playwright-core
-        env={**os.environ, "CHROMIUM": CHROMIUM},
+    out = run_node(  # run from beside node_modules/playwright-core
+        node,
+        REPORT_TESTS / "transcript.mjs",
+        [str(target), str(tmp_path / "profile")],
+        REPORT_TESTS,
+        CHROMIUM,
     )
     assert out.returncode == 0, out.stderr[-2000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])
@@ -79,13 +78,12 @@ def test_trial_list_filters_search_and_sort_and_works_without_javascript(tmp_pat
         pytest.skip("leaderboard not in this checkout")
     site = tmp_path / "site"
     build_site([load_run(run)], site)
-    out = subprocess.run(
-        [node, str(REPORT_TESTS / "trials.mjs"), str(site), str(tmp_path / "profile")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=REPORT_TESTS,
-        env={**os.environ, "CHROMIUM": CHROMIUM},
+    out = run_node(
+        node,
+        REPORT_TESTS / "trials.mjs",
+        [str(site), str(tmp_path / "profile")],
+        REPORT_TESTS,
+        CHROMIUM,
     )
     assert out.returncode == 0, out.stderr[-2000:]
     r = json.loads(out.stdout.strip().splitlines()[-1])

@@ -1,10 +1,12 @@
-"""The static site: ``index.html``, a page per trial, ``assets/``, ``report.md``.
+"""The static site: ``index.html``, a page per trial, a compare page per task,
+``assets/``, ``report.md``.
 
 Offline by construction: the templates reference only files under the site
-root by relative paths, plots are inline SVG drawn here, and there is no
-JavaScript. Jinja2 autoescapes everything (agent output is hostile). A
-report site is built in a temporary folder beside ``out`` and swapped in
-whole, so a crash never leaves half a site.
+root by relative paths, plots are inline SVG drawn here, and the little
+JavaScript there is (the trial list's filters and sort, the compare page's
+selector) is inline; every page works with it off. Jinja2 autoescapes everything
+(agent output is hostile). A report site is built in a temporary folder beside
+``out`` and swapped in whole, so a crash never leaves half a site.
 
 Rebuilt incrementally: the site keeps ``.pages.json``, a fingerprint per trial page (the
 record's bytes, every file of the trial's folder by size and modification time, the task
@@ -38,6 +40,7 @@ from localagentbench.errors import LabError, RunDirError
 from localagentbench.judge import pairwise_text
 from localagentbench.records import TrialRecord
 from localagentbench.report import _transcript, _trialpage, _trials
+from localagentbench.report._compare import PATCH_CAP, compare_href, compare_pages
 from localagentbench.report._load import ReportRun, run_entries
 from localagentbench.report._markdown import markdown_for
 from localagentbench.report._matrix import matrix_rows, trial_href
@@ -70,7 +73,7 @@ __all__ = ["SiteResult", "build_site", "render_index", "template_env", "write_as
 class SiteResult:
     out: Path
     pages: int
-    """HTML pages written (index included)."""
+    """HTML pages written (the index and the compare pages included)."""
     reused: int = 0
     """Trial pages carried over unchanged from the previous site (counted in ``pages``)."""
 
@@ -92,6 +95,7 @@ def template_env() -> Environment:
     env.filters["pct"] = pct
     env.filters["num"] = num
     env.filters["tokens"] = tokens
+    env.globals["compare_href"] = compare_href
     return env
 
 
@@ -128,12 +132,15 @@ def _plots(entries: Sequence[Entry], runs: Sequence[ReportRun]) -> dict[str, Any
         for e in entries
         if e.tokens is not None and e.correctness_mean is not None
     ]
-    by_key = {(e.run_id, e.config_id): e.label for e in entries}
-    spreads = [
-        (by_key[(run.summary.run_id, config_id)], per_task)
+    spread_of = {
+        (run.summary.run_id, config_id): per_task
         for run in runs
         for config_id, per_task in run.spreads.items()
-        if (run.summary.run_id, config_id) in by_key
+    }
+    spreads = [  # the entries' order, so a configuration has one colour in every plot
+        (e.label, spread_of[(e.run_id, e.config_id)])
+        for e in entries
+        if (e.run_id, e.config_id) in spread_of
     ]
     return {
         "pass_rate": interval_chart(bars, "Success rate with 95% Wilson interval"),
@@ -178,7 +185,9 @@ def render_index(
     *,
     leaderboard: bool = False,
     trial_list: tuple[list[TrialRow], int] = ([], 0),
+    compare: bool = False,
 ) -> str:
+    """The index page; ``compare``: link each task of the matrix to its compare page."""
     entries = run_entries(list(runs))
     columns, rows = matrix_rows(runs, entries)
     matrix = [
@@ -198,6 +207,7 @@ def render_index(
         spend_notes=[BOOTSTRAP_NOTE, price_note([run.prices for run in runs])],
         root="",
         leaderboard=leaderboard,
+        compare=compare,
         generated_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         runs=runs,
         board=[(e, cells(e), _mini_bar(e)) for e in entries],
@@ -393,6 +403,20 @@ def _trial_pages(
     return n, reused
 
 
+def _compare_pages(
+    env: Environment, runs: Sequence[ReportRun], rows: Sequence[TrialRow], out: Path
+) -> int:
+    """Write ``compare/<task>.html`` for every task with trials; returns the pages written."""
+    causes = {row.href: row.cause_labels for row in rows}
+    tasks = compare_pages(runs, run_entries(list(runs)), causes)
+    (out / "compare").mkdir(exist_ok=True)
+    template = env.get_template("compare.html")
+    for page in tasks:
+        html = template.render(root="../", page=page, tasks=tasks, cap=PATCH_CAP)
+        (out / page.href).write_text(html, encoding="utf-8")
+    return len(tasks)
+
+
 def _swap_in(tmp: Path, out: Path) -> None:
     if out.exists():
         if not out.is_dir() or (any(out.iterdir()) and not (out / "index.html").is_file()):
@@ -437,8 +461,11 @@ def build_site(runs: Sequence[ReportRun], out: Path, title: str | None = None) -
             read_causes(previous),
             causes,
         )
-        index = render_index(env, runs, title, trial_list=trial_list)
+        compare = any(run.records for run in runs)
+        index = render_index(env, runs, title, trial_list=trial_list, compare=compare)
         (tmp / "index.html").write_text(index, encoding="utf-8")
+        if compare:
+            pages += _compare_pages(env, runs, trial_list[0], tmp)
         (tmp / CAUSES_FILE).write_text(json.dumps(causes), encoding="utf-8")
         for run in runs:
             written, carried = _trial_pages(env, run, tmp, previous, manifest, known, states)

@@ -22,8 +22,12 @@ __all__ = [
 ]
 
 PALETTE = ("#3465a4", "#cc6600", "#4e9a06", "#a40000", "#75507b", "#c4a000", "#06989a", "#555753")
-WIDTH = 640
-FONT = 'font-family="system-ui, sans-serif" font-size="11"'
+WIDTH = 480
+"""viewBox width: the plots are drawn 420-700 px wide, so a unit is about a pixel and the
+14-unit font stays 10-20 px from a phone to a wide window."""
+FONT = 'font-family="system-ui, sans-serif" font-size="14"'
+LABEL = 150
+"""viewBox units left of the bars for the configuration or task names."""
 
 
 def colour(i: int) -> str:
@@ -75,8 +79,8 @@ def interval_chart(bars: Sequence[Bar], title: str) -> Markup:
     """Horizontal bars (0..100%) with their interval drawn as an error bar."""
     if not bars:
         return _empty(title)
-    left, right, row = 190, WIDTH - 20, 22
-    height = 30 + row * len(bars) + 24
+    left, right, row = LABEL, WIDTH - 20, 26
+    height = 30 + row * len(bars) + 26
     span = right - left
 
     def x(v: float) -> float:
@@ -110,7 +114,7 @@ def interval_chart(bars: Sequence[Bar], title: str) -> Markup:
     return _svg(height, body, title)
 
 
-def _short(label: str, limit: int = 30) -> str:
+def _short(label: str, limit: int = 18) -> str:
     return label if len(label) <= limit else label[: limit - 1] + "\u2026"
 
 
@@ -136,8 +140,8 @@ def scatter(
     """One labelled point per configuration; axes from 0 to a round maximum."""
     if not points:
         return _empty(title)
-    left, right, top, bottom = 60, WIDTH - 20, 16, 250
-    height = bottom + 40
+    left, right, top, bottom = 64, WIDTH - 20, 16, 250
+    height = bottom + 44
     xm = _nice_max(max(p.x for p in points))
     ym = y_max if y_max is not None else _nice_max(max(p.y for p in points))
 
@@ -154,7 +158,7 @@ def scatter(
     for i in range(5):
         fx, fy = xm * i / 4, ym * i / 4
         body.append(
-            f'<text x="{px(fx):.1f}" y="{bottom + 14}" text-anchor="middle" fill="#555">'
+            f'<text x="{px(fx):.1f}" y="{bottom + 18}" text-anchor="middle" fill="#555">'
             f"{escape(x_fmt(fx))}</text>"
             f'<text x="{left - 6}" y="{py(fy) + 4:.1f}" text-anchor="end" fill="#555">'
             f"{escape(y_fmt(fy))}</text>"
@@ -170,13 +174,13 @@ def scatter(
     for i, p in enumerate(points):
         tip = escape(f"{p.label}: {x_label} {x_fmt(p.x)}, {y_label} {y_fmt(p.y)} {p.note}".strip())
         lx, ly = px(p.x) + 7, py(p.y) - 6
-        while any(abs(lx - x) < 60 and abs(ly - y) < 11 for x, y in placed):
-            ly += 12  # labels of points at the same place stack instead of overprinting
+        while any(abs(lx - x) < 80 and abs(ly - y) < 14 for x, y in placed):
+            ly -= 15  # labels at one place stack upwards, clear of the x axis's labels
         placed.append((lx, ly))
         body.append(
             f'<g><title>{tip}</title><circle cx="{px(p.x):.1f}" cy="{py(p.y):.1f}" r="5" '
             f'fill="{colour(i)}"/><text x="{lx:.1f}" y="{ly:.1f}">'
-            f"{escape(_short(p.label, 24))}</text></g>"
+            f"{escape(_short(p.label, 16))}</text></g>"
         )
     return _svg(height, body, title)
 
@@ -186,8 +190,8 @@ def spread_chart(spreads: Sequence[tuple[str, dict[str, float]]], title: str) ->
     tasks = sorted({t for _, per_task in spreads for t in per_task})
     if not tasks:
         return _empty(title + " (needs two or more repeats)")
-    left, right, row = 190, WIDTH - 20, 16
-    top = 20 + 16 * ((len(spreads) + 2) // 3)
+    left, right, row = LABEL, WIDTH - 20, 20
+    top = 24 + 18 * ((len(spreads) + 1) // 2)
     height = top + row * len(tasks) + 26
 
     def x(v: float) -> float:
@@ -195,10 +199,10 @@ def spread_chart(spreads: Sequence[tuple[str, dict[str, float]]], title: str) ->
 
     body = []
     for i, (label, _) in enumerate(spreads):
-        lx, ly = 10 + (i % 3) * 210, 14 + 16 * (i // 3)
+        lx, ly = 10 + (i % 2) * 235, 16 + 18 * (i // 2)
         body.append(
             f'<circle cx="{lx + 5}" cy="{ly - 4}" r="4" fill="{colour(i)}"/>'
-            f'<text x="{lx + 14}" y="{ly}">{escape(_short(label, 30))}</text>'
+            f'<text x="{lx + 14}" y="{ly}">{escape(_short(label, 26))}</text>'
         )
     for tick in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5):
         body.append(
@@ -233,8 +237,8 @@ def frontier_chart(
     the points on the frontier are ringed and joined by a step line."""
     if not points:
         return _empty(title)
-    left, right, top, bottom = 60, WIDTH - 20, 16, 250
-    height = bottom + 40
+    left, right, top, bottom = 64, WIDTH - 20, 16, 250
+    height = bottom + 44
     xm = _nice_max(max(p.x for p in points))
 
     def px(v: float) -> float:
@@ -250,7 +254,7 @@ def frontier_chart(
     for i in range(5):
         fx, fy = xm * i / 4, i / 4
         body.append(
-            f'<text x="{px(fx):.1f}" y="{bottom + 14}" text-anchor="middle" fill="#555">'
+            f'<text x="{px(fx):.1f}" y="{bottom + 18}" text-anchor="middle" fill="#555">'
             f"{escape(x_fmt(fx))}</text>"
             f'<text x="{left - 6}" y="{py(fy) + 4:.1f}" text-anchor="end" fill="#555">'
             f"{fy:.0%}</text>"
@@ -278,8 +282,8 @@ def frontier_chart(
             f"[{p.low:.1%}, {p.high:.1%}], {where}"
         )
         lx, ly = cx + 9, cy - 6
-        while any(abs(lx - x) < 60 and abs(ly - y) < 11 for x, y in placed):
-            ly += 12
+        while any(abs(lx - x) < 80 and abs(ly - y) < 14 for x, y in placed):
+            ly -= 15  # stacked upwards, clear of the x axis's labels
         placed.append((lx, ly))
         ring = (
             f'<circle class="frontier-point" cx="{cx:.1f}" cy="{cy:.1f}" r="8" fill="none" '
@@ -291,6 +295,6 @@ def frontier_chart(
             f'<g><title>{tip}</title><line x1="{cx:.1f}" y1="{py(p.low):.1f}" x2="{cx:.1f}" '
             f'y2="{py(p.high):.1f}" stroke="{colour(i)}" stroke-width="1.5"/>{ring}'
             f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="5" fill="{colour(i)}"/>'
-            f'<text x="{lx:.1f}" y="{ly:.1f}">{escape(_short(p.label, 24))}</text></g>'
+            f'<text x="{lx:.1f}" y="{ly:.1f}">{escape(_short(p.label, 16))}</text></g>'
         )
     return _svg(height, body, title)
