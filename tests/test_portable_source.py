@@ -1,6 +1,7 @@
 """Linux-only interfaces stay in their place: ``/proc`` is read only by the platform layer's
 Linux branches and by the Linux sandboxes (bwrap mounts a /proc in its jails, landlock grants
-it, the in-jail launcher and the kernel helpers run only under them). Anything else asks
+it, the in-jail launcher and the kernel helpers run only under them; the per-trial cgroups are
+Linux's too). Anything else asks
 ``localagentbench._platform``, so macOS and Windows get an answer instead of silence."""
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ LINUX_SANDBOXES = {
     SOURCE / "sandbox" / "_landlock.py",
     SOURCE / "sandbox" / "_launcher.py",
     SOURCE / "sandbox" / "_kernel.py",
+    SOURCE / "sandbox" / "_cgroup.py",  # cgroups: a Linux kernel interface, found via /proc
 }
 LINUX_TESTS = {"system() == 'linux'", "kind == 'linux'"}
 

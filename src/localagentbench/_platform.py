@@ -232,30 +232,29 @@ def adopted() -> tuple[list[int], list[int]]:
     environment is empty, so the tag sweep cannot see either. Only Linux has a subreaper
     (`become_subreaper`): elsewhere nothing is adopted and this is ([], []).
     """
-    if system() != "linux":
-        return [], []
-    me, session = os.getpid(), os.getsid(0)
     exited: list[int] = []
     running: list[int] = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return [], []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
+    if system() == "linux":
+        me, session = os.getpid(), os.getsid(0)
         try:
-            stat = Path(f"/proc/{entry}/stat").read_bytes()
+            entries = os.listdir("/proc")
         except OSError:
-            continue
-        comm, _, rest = stat.rpartition(b") ")
-        fields = rest.split()
-        if len(fields) < 4 or int(fields[1]) != me or int(fields[3]) == session:
-            continue
-        if fields[0] == b"Z":
-            exited.append(int(entry))
-        elif comm.endswith(b"(bwrap"):
-            running.append(int(entry))
+            entries = []
+        for entry in entries:
+            if not entry.isdigit():
+                continue
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_bytes()
+            except OSError:
+                continue
+            comm, _, rest = stat.rpartition(b") ")
+            fields = rest.split()
+            if len(fields) < 4 or int(fields[1]) != me or int(fields[3]) == session:
+                continue
+            if fields[0] == b"Z":
+                exited.append(int(entry))
+            elif comm.endswith(b"(bwrap"):
+                running.append(int(entry))
     return exited, running
 
 
@@ -426,3 +425,27 @@ def kernel_folders() -> tuple[Path, ...]:
     if kind == "windows":
         return ()
     return (Path("/dev"),)
+
+
+F_GETPATH = 50
+"""macOS ``fcntl`` command: the path of an open file descriptor."""
+
+
+def fd_path(fd: int) -> Path | None:
+    """The path the open file ``fd`` is at now (links resolved by the kernel), or None where
+    the system cannot say: Linux reads its ``/proc/self/fd`` link, macOS asks ``fcntl``
+    (``F_GETPATH``); elsewhere None, and the caller compares inodes instead."""
+    if system() == "linux":
+        try:
+            return Path(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            return None
+    if system() == "darwin":
+        import fcntl
+
+        try:
+            raw = fcntl.fcntl(fd, F_GETPATH, bytes(1024))
+        except OSError:
+            return None
+        return Path(raw.split(b"\0", 1)[0].decode(errors="surrogateescape"))
+    return None

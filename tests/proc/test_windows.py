@@ -3,6 +3,7 @@ takes its Windows branches, runs with the none sandbox, says so loudly and recor
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import sys
@@ -25,6 +26,10 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture
 def windows(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    # Modules that read sys.platform when first imported load here first, as on Linux: the
+    # ssl module's default context would take the Windows certificate store's path.
+    importlib.import_module("localagentbench.gateway.fronts")
+    importlib.import_module("localagentbench.gateway.backends")
     monkeypatch.setattr(sys, "platform", "win32")
     return monkeypatch
 

@@ -7,9 +7,9 @@ cannot parse, and here a line that is not JSON-RPC, a method the client does not
 answer to no request ends the trial as the agent's error, naming the line, at once.
 
 File access is the harness's: `fs/read_text_file` and `fs/write_text_file` are served inside
-the workspace only (the path resolved, then the opened file checked again through
-/proc/self/fd so a link swapped in between is caught); anything else is refused and kept as
-an outside-access attempt. Permission requests are answered by `PermissionPolicy`.
+the workspace only (the path resolved, then the opened file checked again by its path as the
+platform layer reads it, so a link swapped in between is caught); anything else is refused and
+kept as an outside-access attempt. Permission requests are answered by `PermissionPolicy`.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from acp.schema import (
 )
 from pydantic import ValidationError
 
+from localagentbench import _platform
 from localagentbench._proc import Conversation
 from localagentbench.agents._acp_events import EventLog
 
@@ -251,14 +252,19 @@ class AcpSession:
         resolved = Path(os.path.realpath(path))
         return resolved if resolved == root or root in resolved.parents else None
 
-    def _opened_inside(self, fd: int) -> bool:
-        """The file behind ``fd`` is inside the workspace (checked after opening: no race)."""
+    def _opened_inside(self, fd: int, resolved: Path) -> bool:
+        """The file behind ``fd`` is inside the workspace (checked after opening: no race).
+        Where the system cannot name an open file's path, the opened file must be the very
+        file ``resolved`` (inside the workspace) is: same device and inode."""
+        root = self.workspace.resolve()
+        real = _platform.fd_path(fd)
+        if real is not None:
+            return root in real.parents
         try:
-            real = Path(os.readlink(f"/proc/self/fd/{fd}"))
+            opened, there = os.fstat(fd), os.stat(resolved, follow_symlinks=False)
         except OSError:
             return False
-        root = self.workspace.resolve()
-        return root in real.parents
+        return (opened.st_dev, opened.st_ino) == (there.st_dev, there.st_ino)
 
     def refuse(self, method: str, path: str, call_id: str | None = None) -> RequestError:
         line = f"{method} {path}"
@@ -277,7 +283,7 @@ class AcpSession:
         except OSError as e:
             raise RequestError(-32603, f"cannot read {path}: {e.strerror}") from e
         with os.fdopen(fd, "rb") as f:
-            if not self._opened_inside(fd):
+            if not self._opened_inside(fd, target):
                 raise self.refuse("fs/read_text_file", path)
             text = f.read().decode("utf-8", errors="replace")
         if line is None and limit is None:
@@ -314,7 +320,7 @@ class AcpSession:
         except OSError as e:
             raise RequestError(-32603, f"cannot write {path}: {e.strerror}") from e
         with os.fdopen(fd, "wb") as f:
-            if not self._opened_inside(fd):
+            if not self._opened_inside(fd, target):
                 if not existed:
                     with contextlib.suppress(OSError):
                         os.unlink(target)
