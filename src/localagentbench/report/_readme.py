@@ -16,7 +16,12 @@ __all__ = ["RESULTS_END", "RESULTS_START", "results_section", "update_results"]
 
 RESULTS_START = "<!-- results:start -->"
 RESULTS_END = "<!-- results:end -->"
-KEEP = ("## Leaderboard", "## Tasks x configurations", "## Cost, context and tool use")
+KEEP = (
+    "## Leaderboard",
+    "## Tasks x configurations",
+    "## Cost, context and tool use",
+    "## Why trials failed",
+)
 
 
 def results_section(report_md: str, source: str) -> str:
