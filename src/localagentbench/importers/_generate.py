@@ -240,7 +240,6 @@ class _Generator:
         after = self.folder("answered")
         copy_tree(self.base, after)
         (after / "USAGES.txt").write_text("\n".join(expected) + "\n", encoding="utf-8")
-        example = expected[0]
         data = self._task(
             f"{self.project}-callers-{_slug(name)}",
             item,
@@ -252,7 +251,7 @@ class _Generator:
                     f"repository (the tests included) whose own body calls `{name}` directly, "
                     "however it is imported or referred to.\n\n"
                     "Write them to a new file `USAGES.txt` at the repository root, one per line "
-                    f"and nothing else, {self.code.caller_format.format(example=example)}. Leave "
+                    f"and nothing else, {self.code.caller_format}. Leave "
                     f"out `{name}` itself, imports, and mentions in comments or docstrings. Do "
                     "not change any code.\n"
                 ),

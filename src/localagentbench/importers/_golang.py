@@ -94,8 +94,9 @@ class GoProject:
     sources = "**/*.go"
     caller_format = (
         "each as the import path of its package's folder, a dot and the function's name "
-        "(`Type.Method` for a method, whatever its receiver; for example `{example}`); a test "
-        "function counts under the folder of its file"
+        "(`Type.Method` for a method, whatever its receiver: `Parse` in the folder `conf` of "
+        "a module `example.org/app` is `example.org/app/conf.Parse`); a test function counts "
+        "under the folder of its file"
     )
 
     def __init__(self, root: Path, command: list[str] | None = None) -> None:

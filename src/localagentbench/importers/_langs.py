@@ -41,8 +41,9 @@ class Project(Protocol):
     sources: str
     """Glob of its source files (what a rename's `absent` check covers)."""
     caller_format: str
-    """How a "list the callers" prompt asks each caller to be written, with an example
-    slot ``{example}``."""
+    """How a "list the callers" prompt asks each caller to be written. Its illustration is
+    made up, never one of the project's callers: an example from the expected set gives
+    that part of the answer away."""
 
     def test_files(self) -> list[str]:
         """Test files relative to the root, sorted."""

@@ -27,7 +27,7 @@ class PythonProject:
     sources = "**/*.py"
     caller_format = (
         "each as its dotted path from the repository root (`package.module.function`, or "
-        "`package.module.Class.method` for a method; for example `{example}`)"
+        "`package.module.Class.method` for a method)"
     )
 
     def __init__(self, root: Path, command: list[str] | None = None) -> None:
