@@ -122,8 +122,8 @@ def test_generate_on_a_bundled_fixture_rename_and_callers(tmp_path, cli) -> None
         assert task.provenance is not None
         assert task.provenance.seed == 3
     by_check = {t.checks[0].kind: t for t in loaded.tasks}
-    assert set(by_check) == {"absent", "set"}
-    rename = by_check["absent"]
+    assert set(by_check) == {"command", "set"}  # the rename's check reads the syntax tree
+    rename = by_check["command"]
     assert rename.fail_to_pass
     assert rename.heldout is not None
     listed = by_check["set"].checks[0].expected

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 
 import pytest
 from tests.importers._shop import go_shop, python_shop
 
 from localagentbench.importers import ImportResult, draw_candidates
+from localagentbench.importers._golang import GoProject
 from localagentbench.importers._prove import Candidate
+from localagentbench.importers._pylang import PythonProject
+from localagentbench.importers._pyrepo import python_modules
+from localagentbench.importers._rename import Rename
+from localagentbench.importers._usages import callers
 
 
 def _answers(candidate: Candidate) -> list[str]:
@@ -55,3 +62,119 @@ def test_no_python_prompt_contains_an_expected_answer(tmp_path) -> None:
 )
 def test_no_go_prompt_contains_an_expected_answer(tmp_path) -> None:
     _assert_no_leak(_draw(go_shop(tmp_path / "shop"), tmp_path))
+
+
+TZ = {
+    "tz/__init__.py": "from .core import head, partition\n\n__all__ = ['head', 'partition']\n",
+    "tz/core.py": (
+        "def partition(n, seq):\n"
+        '    """partition a sequence into tuples of n; partition never pads."""\n'
+        "    return [tuple(seq[i : i + n]) for i in range(0, len(seq), n)]\n\n\n"
+        "def head(text):\n"
+        "    # partition the text at the first comma\n"
+        '    return text.partition(",")[0]\n\n\n'
+        "def pairs(seq):\n"
+        "    return partition(2, seq)\n"
+    ),
+    "tests/test_core.py": (
+        "import tz as t\nfrom tz.core import head\n\n\n"
+        "def test_partition():\n    assert t.partition(2, [1, 2, 3]) == [(1, 2), (3,)]\n\n\n"
+        'def test_head():\n    assert head("a,b") == "a"\n'
+    ),
+    "more/__init__.py": "from .more import *\n",
+    "more/more.py": "__all__ = ['rlocate']\n\n\ndef rlocate(xs):\n    return len(xs)\n",
+    "tests/test_more.py": (
+        "import more as mi\nfrom more import rlocate as rl\n\n\n"
+        "def test_rlocate():\n    assert mi.rlocate([1]) == 1\n\n\n"
+        "def test_aliased():\n    assert rl([]) == 0\n\n\n"
+        "def test_not_a_call():\n    assert 'rlocate' in dir(mi)\n"
+    ),
+}
+"""`partition` beside `str.partition` and the English word; `rlocate` re-exported by a star
+import and called through a module alias and an aliased name."""
+
+
+def _tz(root):
+    for rel, text in TZ.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def _check(root, rename, project):
+    """Run the rename task's check as the grader would: its command in the graded copy."""
+    check, shipped = project.rename_check(rename)
+    for name, data in shipped.items():
+        (root / name).write_bytes(data)
+    argv = [sys.executable if a == "python" else a for a in check["command"][0]]
+    return subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=120)
+
+
+def test_a_python_rename_renames_identifiers_only_and_its_check_leaves_prose_alone(
+    tmp_path,
+) -> None:
+    root = _tz(tmp_path / "tz")
+    project = PythonProject(root)
+    rename = Rename("tz.core", "function", "partition", "chunk")
+    untouched = _check(root, rename, project)
+    assert untouched.returncode == 1
+    assert "tz/core.py:1: still refers to tz.core.partition" in untouched.stdout
+    (root / "lab_rename_check.py").unlink()
+    assert project.rename_in(root, rename) == ["tests/test_core.py", "tz/__init__.py", "tz/core.py"]
+    core = (root / "tz" / "core.py").read_text()
+    assert "def chunk(n, seq):" in core
+    assert '"""partition a sequence into tuples of n; partition never pads."""' in core
+    assert "# partition the text at the first comma" in core
+    assert 'text.partition(",")' in core  # str's method is another object
+    assert "return chunk(2, seq)" in core
+    assert "t.chunk(2, [1, 2, 3])" in (root / "tests" / "test_core.py").read_text()
+    assert "__all__ = ['head', 'chunk']" in (root / "tz" / "__init__.py").read_text()
+    done = _check(root, rename, project)
+    assert done.returncode == 0, done.stdout
+    # The old name kept as an alias, or a re-export left behind, is caught.
+    init = root / "tz" / "__init__.py"
+    init.write_text(init.read_text() + "from .core import chunk as partition\n")
+    assert "tz/__init__.py:4" in _check(root, rename, project).stdout
+    init.write_text("from .core import head, partition\n")
+    assert "tz/__init__.py:1" in _check(root, rename, project).stdout
+
+
+def test_callers_are_found_through_re_exports_and_module_aliases(tmp_path) -> None:
+    modules = python_modules(_tz(tmp_path / "tz"))
+    assert callers(modules, "more.more", "rlocate") == [
+        "tests.test_more.test_rlocate",
+        "tests.test_more.test_aliased",
+    ]
+    assert callers(modules, "tz.core", "partition") == [
+        "tests.test_core.test_partition",
+        "tz.core.pairs",
+    ]
+
+
+@pytest.mark.skipif(
+    shutil.which("go") is None, reason="go is not on PATH (apt-get install golang-go)"
+)
+def test_a_go_rename_renames_identifiers_only_and_its_check_runs_on_the_graded_copy(
+    tmp_path,
+) -> None:
+    root = go_shop(tmp_path / "shop")
+    project = GoProject(root)
+    rename = Rename("example.com/shop/price", "function", "Label", "Name")
+    assert project.rename_in(root, rename) == [
+        "cart/cart.go",
+        "price/price.go",
+        "price/price_test.go",
+    ]
+    price = (root / "price" / "price.go").read_text()
+    assert "// Label is a product's name" in price  # the comment is prose
+    assert "func Name(name string) string {" in price
+    cart = (root / "cart" / "cart.go").read_text()
+    assert "p.Name(n)" in cart
+    assert "Label := func(s string) string { return s }" in cart  # a local of that name
+    assert "return Label(name)" in cart
+    done = _check(root, rename, project)
+    assert done.returncode == 0, done.stderr
+    (root / "price" / "extra.go").write_text("package price\n\nvar _ = Label\n")
+    left = _check(root, rename, project)
+    assert left.returncode == 1
+    assert left.stdout.startswith("price/extra.go\t3\t")
