@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -9,7 +10,10 @@ import sys
 import pytest
 from tests.importers._shop import go_shop, python_shop
 
+from localagentbench._proc import run_process
+from localagentbench.grading import classify_run
 from localagentbench.importers import ImportResult, draw_candidates
+from localagentbench.importers._golang import COMMAND as GO_COMMAND
 from localagentbench.importers._golang import GoProject
 from localagentbench.importers._prove import Candidate
 from localagentbench.importers._pylang import PythonProject
@@ -178,3 +182,26 @@ def test_a_go_rename_renames_identifiers_only_and_its_check_runs_on_the_graded_c
     left = _check(root, rename, project)
     assert left.returncode == 1
     assert left.stdout.startswith("price/extra.go\t3\t")
+
+
+@pytest.mark.skipif(
+    shutil.which("go") is None, reason="go is not on PATH (apt-get install golang-go)"
+)
+def test_a_go_package_without_tests_does_not_fail_the_modules_proof(tmp_path) -> None:
+    root = go_shop(tmp_path / "shop")
+    (root / "cart" / "cart_test.go").unlink()  # cart: a package with no test file
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "GOFLAGS": "-mod=readonly"}
+
+    def proof() -> tuple[str, str]:
+        ran = run_process(GO_COMMAND, cwd=root, env=env, timeout_s=300)
+        return classify_run(GO_COMMAND, ran, root)
+
+    outcome, reason = proof()
+    assert outcome == "passed", reason
+    price_tests = root / "price" / "price_test.go"
+    price_tests.write_text(price_tests.read_text().replace("got != 50", "got != 51", 1))
+    assert proof()[0] == "failed"  # a failing test is a failure, not "ran no tests"
+    price_tests.unlink()
+    assert proof() == ("env-fault", f"`{' '.join(GO_COMMAND)}` ran no tests")
