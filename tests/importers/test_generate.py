@@ -36,7 +36,9 @@ def test_mutation_sites_of_the_four_operators(tmp_path) -> None:
     }
     assert applied["compare-flip2"] == "    if a <= b:"
     assert applied["swap-args3"] == "        g(b, a)"
-    assert applied["off-by-one4"] == "    for i in range((len(xs)) + 1):"
+    assert applied["off-by-one4"] == "    for i in range(len(xs) + 1):"  # no added brackets
+    assert applied["off-by-one5"] == "        xs = xs[2:]"
+    assert b"pass" not in b"".join(s.text for s in sites)
     assert applied["compare-flip6"] == "    return a != b"
 
 

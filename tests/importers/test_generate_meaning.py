@@ -15,10 +15,12 @@ from localagentbench.grading import classify_run
 from localagentbench.importers import ImportResult, draw_candidates
 from localagentbench.importers._golang import COMMAND as GO_COMMAND
 from localagentbench.importers._golang import GoProject
+from localagentbench.importers._mutate import mutations
 from localagentbench.importers._prove import Candidate
 from localagentbench.importers._pylang import PythonProject
 from localagentbench.importers._pyrepo import python_modules
 from localagentbench.importers._rename import Rename
+from localagentbench.importers._tests import TestRun
 from localagentbench.importers._usages import callers
 
 
@@ -205,3 +207,41 @@ def test_a_go_package_without_tests_does_not_fail_the_modules_proof(tmp_path) ->
     assert proof()[0] == "failed"  # a failing test is a failure, not "ran no tests"
     price_tests.unlink()
     assert proof() == ("env-fault", f"`{' '.join(GO_COMMAND)}` ran no tests")
+
+
+def test_python_mutants_leave_no_visible_mark(tmp_path) -> None:
+    source = (
+        "def f(xs, n, flag):\n"
+        "    for x in xs:\n"
+        "        if x:\n"
+        "            n += 1\n"
+        "    if flag:\n"
+        "        n = 0\n"
+        "    head = xs[: n - 1]\n"
+        "    return head, list(range(n or 2)), xs[3:]\n"
+    )
+    (tmp_path / "m.py").write_text(source)
+    (module,) = python_modules(tmp_path)
+    sites = mutations(module, set())
+    changed = {(s.operator, s.line): s.apply(source.encode()).decode() for s in sites}
+    # The `if` alone in its loop is not drawn (a lone `pass` would mark it); its sibling is.
+    assert ("drop-branch", 3) not in changed
+    assert "    if flag:\n" not in changed["drop-branch", 5]
+    assert "pass" not in changed["drop-branch", 5]
+    assert "    head = xs[: n]\n" in changed["off-by-one", 7]
+    assert "xs[4:]" in changed["off-by-one", 8]
+    assert not [s for s in sites if b"(" in s.text and s.operator == "off-by-one"]
+    assert [s.line for s in sites if s.operator == "off-by-one"] == [7, 8]  # `n or 2` skipped
+
+
+def test_a_rejection_reason_is_one_readable_line() -> None:
+    output = "\n".join(
+        [
+            '{"Action":"output","Package":"m/p","Output":"--- FAIL: TestX (0.00s)\\n"}',
+            '{"Action":"fail","Package":"m/p","Test":"TestX"}',
+            "\x1b[31mFAILED\x1b[0m tests/test_a.py::test_b - assert 1 == 2",
+        ]
+    )
+    tail = TestRun(1, None, output).tail()
+    assert tail == "--- FAIL: TestX (0.00s) | FAILED tests/test_a.py::test_b - assert 1 == 2"
+    assert len(TestRun(1, None, "x" * 1000).tail()) == 300
