@@ -245,3 +245,32 @@ def test_a_rejection_reason_is_one_readable_line() -> None:
     tail = TestRun(1, None, output).tail()
     assert tail == "--- FAIL: TestX (0.00s) | FAILED tests/test_a.py::test_b - assert 1 == 2"
     assert len(TestRun(1, None, "x" * 1000).tail()) == 300
+
+
+@pytest.mark.skipif(
+    shutil.which("go") is None, reason="go is not on PATH (apt-get install golang-go)"
+)
+def test_go_mutants_leave_no_visible_mark(tmp_path) -> None:
+    source = (
+        "package cut\n\n"
+        "func Cut(s []int, i, n int) []int {\n"
+        "\tif n < 0 {\n"
+        "\t\tn = 0\n"
+        "\t}\n"
+        "\treturn append(s[i:], s[:n-1]...)[(i * 2):]\n"
+        "}\n"
+    )
+    (tmp_path / "go.mod").write_text("module example.com/cut\n\ngo 1.18\n")
+    (tmp_path / "cut.go").write_text(source)
+    sites = GoProject(tmp_path).mutations()
+    changed = {(s.operator, s.apply(source.encode()).decode()) for s in sites}
+    bumps = sorted(text for op, text in changed if op == "off-by-one")
+    assert [b.splitlines()[6] for b in bumps] == [
+        "\treturn append(s[i+1:], s[:n-1]...)[(i * 2):]",
+        "\treturn append(s[i:], s[:n]...)[(i * 2):]",
+    ]  # the bracketed bound is not drawn
+    (dropped,) = [text for op, text in changed if op == "drop-branch"]
+    assert (
+        dropped
+        == "package cut\n\nfunc Cut(s []int, i, n int) []int {\n" + source.split("}\n", 1)[1]
+    )
