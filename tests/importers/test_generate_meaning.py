@@ -9,10 +9,11 @@ import sys
 
 import pytest
 from tests.importers._shop import go_shop, python_shop
+from tests.importers._track import go_track
 
 from localagentbench._proc import run_process
 from localagentbench.grading import classify_run
-from localagentbench.importers import ImportResult, draw_candidates
+from localagentbench.importers import ImportResult, draw_candidates, import_exercism
 from localagentbench.importers._golang import COMMAND as GO_COMMAND
 from localagentbench.importers._golang import GoProject
 from localagentbench.importers._mutate import mutations
@@ -21,6 +22,7 @@ from localagentbench.importers._pylang import PythonProject
 from localagentbench.importers._pyrepo import python_modules
 from localagentbench.importers._rename import Rename
 from localagentbench.importers._tests import TestRun
+from localagentbench.importers._toolchain import toolchain_mismatch
 from localagentbench.importers._usages import callers
 
 
@@ -273,4 +275,54 @@ def test_go_mutants_leave_no_visible_mark(tmp_path) -> None:
     assert (
         dropped
         == "package cut\n\nfunc Cut(s []int, i, n int) []int {\n" + source.split("}\n", 1)[1]
+    )
+
+
+def test_a_toolchain_mismatch_is_one_reason_naming_both_versions(tmp_path) -> None:
+    (tmp_path / "go.mod").write_text("module m\n\ngo 1.26\n")
+    assert toolchain_mismatch(tmp_path, "go", (1, 19, 8)) == (
+        "needs Go 1.26 (go.mod's go directive); this machine has go 1.19.8"
+    )
+    assert toolchain_mismatch(tmp_path, "go", (1, 26, 0)) is None
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nrequires-python = ">=3.12"\n')
+    assert toolchain_mismatch(tmp_path, "python", (3, 11, 7)) == (
+        "needs Python >=3.12 (pyproject.toml's requires-python); this machine has Python 3.11.7"
+    )
+    assert toolchain_mismatch(tmp_path, "python", (3, 12, 1)) is None
+    (tmp_path / "package.json").write_text('{"engines": {"node": "^20.1 || >=22"}}')
+    assert toolchain_mismatch(tmp_path, "javascript", (18, 19, 0)) == (
+        "needs Node ^20.1 || >=22 (package.json's engines.node); this machine has node 18.19.0"
+    )
+    assert toolchain_mismatch(tmp_path, "javascript", (20, 3, 0)) is None
+    assert toolchain_mismatch(tmp_path, "javascript", (23, 0, 0)) is None
+    (tmp_path / "package.json").write_text('{"engines": {"node": "lts/*"}}')
+    assert toolchain_mismatch(tmp_path, "javascript", (18, 0, 0)) is None  # not read: no verdict
+
+
+def test_generate_names_both_versions_when_the_project_needs_a_newer_python(tmp_path, cli) -> None:
+    project = python_shop(tmp_path / "shop")
+    (project / "pyproject.toml").write_text('[project]\nname = "shop"\nrequires-python = ">=9"\n')
+    code, _, stderr = cli("generate", str(project), "--out", str(tmp_path / "out"))
+    assert code == 2
+    assert "needs Python >=9 (pyproject.toml's requires-python); this machine has Python 3." in (
+        stderr
+    )
+    assert len(stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.skipif(
+    shutil.which("go") is None, reason="go is not on PATH (apt-get install golang-go)"
+)
+def test_an_exercism_go_exercise_for_a_newer_go_is_rejected_naming_both_versions(
+    tmp_path,
+) -> None:
+    track = go_track(tmp_path / "go")
+    go_mod = track / "exercises" / "practice" / "hamming" / "go.mod"
+    go_mod.write_text("module hamming\n\ngo 1.99\n")
+    result = import_exercism(track, "go", tmp_path / "out")
+    assert result.written == []
+    ((item, reason, detail),) = [(r.item, r.reason, r.detail) for r in result.rejected]
+    assert reason == "toolchain too old"
+    assert detail.startswith(
+        "hamming: needs Go 1.99 (go.mod's go directive); this machine has go 1."
     )

@@ -42,6 +42,7 @@ from localagentbench.importers._pylang import PythonProject
 from localagentbench.importers._rename import Rename
 from localagentbench.importers._source import checkout, licence
 from localagentbench.importers._tests import TestRun, copy_tree, git_patch, run_tests, split_ids
+from localagentbench.importers._toolchain import toolchain_mismatch
 from localagentbench.sandbox import Sandbox, select
 
 __all__ = ["KINDS", "generate_tasks"]
@@ -319,6 +320,9 @@ def draw_candidates(
     )
     if not code.has_code():
         raise ConfigError(f"{path}: no {code.noun} code outside the tests to generate from")
+    mismatch = toolchain_mismatch(base, code.language)
+    if mismatch is not None:
+        raise ConfigError(f"{path}: {mismatch}; generate runs the project's tests here")
     gen.environment = project_environment(base)
     if gen.environment is not None:
         try:
