@@ -192,8 +192,8 @@ class _Generator:
         copy_tree(self.base, before)
         copy_tree(heldout, before)
         check, shipped = self.code.rename_check(rename)
-        for name, data in shipped.items():
-            (heldout / name).write_bytes(data)
+        for name, content in shipped.items():
+            (heldout / name).write_bytes(content)
         f2p, p2p = split_ids(self.code.runner, self.run(before).report, ran_after.report)
         if not f2p:
             self.result.reject(item, "no test fails", "the renamed tests pass on the old code")

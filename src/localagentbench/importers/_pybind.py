@@ -158,18 +158,18 @@ def _module_places(
     lines = text.splitlines()
     shadowed = _shadowed(tree, name)
     if dotted(rel) in holders:
-        for node in tree.body:
-            defines = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-            if defines and node.name == name:  # type: ignore[union-attr]
-                line = lines[node.lineno - 1]
+        for top in tree.body:
+            defines = isinstance(top, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            if defines and getattr(top, "name", None) == name:
+                line = lines[top.lineno - 1]
                 hit = re.search(rf"\b(?:def|class)\s+({re.escape(name)})\b", line)
                 if hit:
-                    yield rel, node.lineno, hit.start(1), hit.end(1)
-        listed = _exported(tree) or []
-        if name in listed:
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Constant) and node.value == name:
-                    yield rel, node.lineno, node.col_offset + 1, node.end_col_offset - 1  # type: ignore[operator]
+                    yield rel, top.lineno, hit.start(1), hit.end(1)
+        if name in (_exported(tree) or []):
+            for const in ast.walk(tree):
+                if isinstance(const, ast.Constant) and const.value == name:
+                    end = const.end_col_offset or 0
+                    yield rel, const.lineno, const.col_offset + 1, end - 1
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in direct and node.id == name:
             if id(node) not in shadowed:
