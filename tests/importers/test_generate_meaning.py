@@ -13,7 +13,7 @@ from tests.importers._track import go_track
 
 from localagentbench._proc import run_process
 from localagentbench.grading import classify_run
-from localagentbench.importers import ImportResult, draw_candidates, import_exercism
+from localagentbench.importers import ImportResult, draw_candidates, generate_tasks, import_exercism
 from localagentbench.importers._golang import COMMAND as GO_COMMAND
 from localagentbench.importers._golang import GoProject
 from localagentbench.importers._mutate import mutations
@@ -326,3 +326,14 @@ def test_an_exercism_go_exercise_for_a_newer_go_is_rejected_naming_both_versions
     assert detail.startswith(
         "hamming: needs Go 1.99 (go.mod's go directive); this machine has go 1."
     )
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    shutil.which("go") is None, reason="go is not on PATH (apt-get install golang-go)"
+)
+def test_a_go_module_with_an_untested_package_yields_proven_tasks(tmp_path) -> None:
+    root = go_shop(tmp_path / "shop")
+    (root / "cart" / "cart_test.go").unlink()
+    result = generate_tasks(root, tmp_path / "suite", seed=1, count=1, kinds=["mutation"])
+    assert result.written == ["shop-bug-price-price-l8-compare-flip"], result.rejected
