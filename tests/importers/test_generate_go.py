@@ -84,9 +84,9 @@ def test_go_rename_and_callers_tasks_pass_check_and_verify_twice(tmp_path, cli) 
     loaded = load_suite(out)
     assert not loaded.problems
     by_check = {t.checks[0].kind: t for t in loaded.tasks}
-    rename, callers = by_check["absent"], by_check["set"]
+    rename, callers = by_check["command"], by_check["set"]
     assert rename.language == "go"
-    assert rename.checks[0].paths == ["**/*.go"]
+    assert rename.checks[0].command[0][4:7] == ["go", "run", "lab_rename_check.go"]
     assert rename.fail_to_pass
     assert callers.checks[0].expected  # recomputed from the code; equal to goast's answer
     owner, _, name = callers.provenance.item.rpartition(".")

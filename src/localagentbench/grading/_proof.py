@@ -57,6 +57,15 @@ Outcome = Literal["passed", "failed", "env-fault"]
 
 _PYTEST_FAULT_CODES = {3: "pytest internal error", 4: "pytest usage error", 5: "no tests collected"}
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+_NO_TESTS = re.compile(r"^# tests 0$|no test files|testing: warning: no tests to run", re.M)
+"""A runner saying that it, or one package of the run, had no test."""
+_RAN_TESTS = re.compile(
+    r"^# tests [1-9]|^--- (?:PASS|FAIL)|"
+    r"^(?:ok|FAIL)\s+\S+\s+(?:\(cached\)|[\d.]+s)(?!.*no tests to run)",
+    re.M,
+)
+"""A test that ran: `node --test`'s count, or a Go package whose tests ran. A module's
+packages without tests (``?  pkg  [no test files]``) are neutral beside one that ran."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +111,7 @@ def classify_proof(
         return "env-fault", f"`{shown}`: {_PYTEST_FAULT_CODES[result.exit_code]}", None
     if result.exit_code != 0 and (module := _third_party_import(output, fixture)):
         return "env-fault", f"`{shown}` imports `{module}`, not in the standard library", None
-    if re.search(r"^# tests 0$|no test files|testing: warning: no tests to run", output, re.M):
+    if _NO_TESTS.search(output) and not _RAN_TESTS.search(output):
         return "env-fault", f"`{shown}` ran no tests", None
     if result.exit_code == 0:
         return "passed", "passed", None

@@ -33,6 +33,7 @@ from localagentbench.importers._messages import asserted_messages, missing_from
 from localagentbench.importers._prove import Candidate, ImportResult, write_proven
 from localagentbench.importers._source import source_info
 from localagentbench.importers._tests import copy_tree, git_patch, run_tests, split_ids
+from localagentbench.importers._toolchain import toolchain_mismatch
 
 __all__ = ["TRACKS", "import_exercism"]
 
@@ -163,6 +164,9 @@ def _build(
     for rel in [*solution, *tests, *example, *editor]:
         if not (exercise / rel).is_file():
             raise ExerciseError("missing file", f"{slug}: {rel} does not exist")
+    mismatch = toolchain_mismatch(exercise, track.language)
+    if mismatch is not None:
+        raise ExerciseError("toolchain too old", f"{slug}: {mismatch}")
     stub, full, after = scratch / "stub", scratch / "full", scratch / "after"
     for rel in [*solution, *editor]:
         _copy(exercise / rel, stub / rel)

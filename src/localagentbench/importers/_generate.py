@@ -6,8 +6,9 @@ Three kinds, each accepted only when the same validation `verify` does holds:
   and fail on the mutant are the task's `fail_to_pass`. A mutant no test notices (an
   equivalent mutant, or an uncovered line) is rejected and counted.
 - ``rename``: a function or class under a new name (`_rename`); the reference renames every
-  use, the held-out tests are the project's tests calling the new name, and an `absent`
-  check holds the old name out of every source file.
+  reference to it, found through the syntax tree (prose and namesakes left alone), the
+  held-out tests are the project's tests calling the new name, and a `command` check runs
+  the same analysis on the graded copy: no code may refer to it by the old name.
 - ``callers``: "list the functions that call X", the expected set recomputed from the code
   at the base commit (`_usages`) and checked with precision and recall.
 
@@ -38,9 +39,10 @@ from localagentbench.importers._langs import Project, detect_language
 from localagentbench.importers._mutate import Mutation
 from localagentbench.importers._prove import Candidate, ImportResult, write_proven
 from localagentbench.importers._pylang import PythonProject
-from localagentbench.importers._rename import Rename, rename_in
+from localagentbench.importers._rename import Rename
 from localagentbench.importers._source import checkout, licence
 from localagentbench.importers._tests import TestRun, copy_tree, git_patch, run_tests, split_ids
+from localagentbench.importers._toolchain import toolchain_mismatch
 from localagentbench.sandbox import Sandbox, select
 
 __all__ = ["KINDS", "generate_tasks"]
@@ -70,8 +72,6 @@ class _Generator:
         self.base, self.scratch, self.project, self.seed = base, scratch, project, seed
         self.code, self.provenance, self.result = code, provenance, result
         self.command, self.shown = code.command, code.shown
-        self.suffix = code.sources.rsplit("*", 1)[-1]
-        """Source files' name ending (``.py``, ``.go``)."""
         self.rng = random.Random(seed)
         self._n = 0
         self.environment: dict[str, Any] | None = None
@@ -176,7 +176,7 @@ class _Generator:
         item = f"{rename.module}.{rename.old} -> {rename.new}"
         after = self.folder("renamed")
         copy_tree(self.base, after)
-        changed = rename_in(after, rename.old, rename.new, self.suffix)
+        changed = self.code.rename_in(after, rename)
         tests = [rel for rel in changed if self.code.is_test(rel)]
         if not tests:
             self.result.reject(item, "no test uses the name", f"no test file mentions {rename.old}")
@@ -191,6 +191,9 @@ class _Generator:
             shutil.copy2(after / rel, heldout / rel)
         copy_tree(self.base, before)
         copy_tree(heldout, before)
+        check, shipped = self.code.rename_check(rename)
+        for name, content in shipped.items():
+            (heldout / name).write_bytes(content)
         f2p, p2p = split_ids(self.code.runner, self.run(before).report, ran_after.report)
         if not f2p:
             self.result.reject(item, "no test fails", "the renamed tests pass on the old code")
@@ -204,23 +207,17 @@ class _Generator:
                     f"Please rename the {rename.kind} `{rename.old}` (defined in "
                     f"`{rename.module}`) to `{rename.new}`, with the same parameters and "
                     f"behaviour. Update every use in the project's {self.code.noun} files, the "
-                    "tests included, and keep no alias or wrapper: "
-                    f"`{rename.old}` must not appear in any `{self.suffix}` file "
-                    f"afterwards. Run the tests with `{self.shown}`.\n"
+                    "tests included, and keep no alias or wrapper: no code may refer to it "
+                    f"as `{rename.old}` afterwards (comments, and other things that happen to "
+                    f"share the name, are not part of the task). Run the tests with "
+                    f"`{self.shown}`.\n"
                 ),
                 "difficulty": "easy",
                 "category": "refactor",
                 "heldout": {"path": "heldout", "command": self.command, "timeout_s": TIMEOUT_S},
                 "fail_to_pass": f2p,
                 **({"pass_to_pass": p2p} if p2p else {}),
-                "checks": [
-                    {
-                        "kind": "absent",
-                        "name": f"{rename.old} gone",
-                        "pattern": rf"\b{re.escape(rename.old)}\b",
-                        "paths": [self.code.sources],
-                    }
-                ],
+                "checks": [check],
                 "notes": f"generated rename; held-out: {', '.join(tests)} with the new name.",
             },
         )
@@ -240,7 +237,6 @@ class _Generator:
         after = self.folder("answered")
         copy_tree(self.base, after)
         (after / "USAGES.txt").write_text("\n".join(expected) + "\n", encoding="utf-8")
-        example = expected[0]
         data = self._task(
             f"{self.project}-callers-{_slug(name)}",
             item,
@@ -252,7 +248,7 @@ class _Generator:
                     f"repository (the tests included) whose own body calls `{name}` directly, "
                     "however it is imported or referred to.\n\n"
                     "Write them to a new file `USAGES.txt` at the repository root, one per line "
-                    f"and nothing else, {self.code.caller_format.format(example=example)}. Leave "
+                    f"and nothing else, {self.code.caller_format}. Leave "
                     f"out `{name}` itself, imports, and mentions in comments or docstrings. Do "
                     "not change any code.\n"
                 ),
@@ -324,6 +320,9 @@ def draw_candidates(
     )
     if not code.has_code():
         raise ConfigError(f"{path}: no {code.noun} code outside the tests to generate from")
+    mismatch = toolchain_mismatch(base, code.language)
+    if mismatch is not None:
+        raise ConfigError(f"{path}: {mismatch}; generate runs the project's tests here")
     gen.environment = project_environment(base)
     if gen.environment is not None:
         try:

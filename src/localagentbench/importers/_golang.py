@@ -41,6 +41,8 @@ COMMAND = [
 download, go.mod left as it is."""
 _SPECIAL = re.compile(r"^(main|init|Test|Benchmark|Example|Fuzz)")
 _BUILD_FAILED = ("[build failed]", "[setup failed]")
+CHECKER = "lab_rename_check.go"
+"""The name `renamecheck.go` is shipped under in a rename task's held-out folder."""
 
 
 def _go_env() -> dict[str, str]:
@@ -77,6 +79,29 @@ def goast() -> Path:
     return target
 
 
+def _checker_source() -> bytes:
+    return files("localagentbench.importers").joinpath("goast", "renamecheck.go").read_bytes()
+
+
+def _references(root: Path, owner: str, name: str) -> list[tuple[str, int, int, int]]:
+    """(file, line, start byte, end byte) of each reference to ``owner``'s ``name``."""
+    go = shutil.which("go")
+    if go is None:
+        raise ConfigError("generate from a Go module needs `go` on PATH (https://go.dev/dl/)")
+    with tempfile.TemporaryDirectory(prefix="lab-renamecheck-") as tmp:
+        (Path(tmp) / CHECKER).write_bytes(_checker_source())
+        (Path(tmp) / "go.mod").write_text("module labrename\n\ngo 1.18\n", encoding="utf-8")
+        argv = [go, "run", CHECKER, str(root.resolve()), owner, name]
+        done = run_process(argv, cwd=tmp, env=_go_env(), timeout_s=300)
+    if done.exit_code not in (0, 1) or (done.exit_code == 1 and not done.stdout.strip()):
+        raise InfraError(f"renamecheck failed on {root}: {done.stderr.strip()[-500:]}")
+    found = []
+    for line in done.stdout.splitlines():
+        rel, number, start, end = line.split("\t")
+        found.append((rel, int(number), int(start), int(end)))
+    return found
+
+
 def _scan(root: Path) -> dict[str, Any]:
     done = run_process([str(goast()), str(root)], timeout_s=300)
     if done.exit_code != 0:
@@ -94,8 +119,9 @@ class GoProject:
     sources = "**/*.go"
     caller_format = (
         "each as the import path of its package's folder, a dot and the function's name "
-        "(`Type.Method` for a method, whatever its receiver; for example `{example}`); a test "
-        "function counts under the folder of its file"
+        "(`Type.Method` for a method, whatever its receiver: `Parse` in the folder `conf` of "
+        "a module `example.org/app` is `example.org/app/conf.Parse`); a test function counts "
+        "under the folder of its file"
     )
 
     def __init__(self, root: Path, command: list[str] | None = None) -> None:
@@ -160,6 +186,33 @@ class GoProject:
             for d in f["decls"]
             if d["kind"] == "function" and d["name"] not in ("main", "init")
         ]
+
+    def rename_in(self, root: Path, rename: Rename) -> list[str]:
+        """Every reference to the renamed function or type (`renamecheck`) renamed;
+        comments, strings, and methods or fields of the same name left alone. The files
+        changed, relative to ``root``."""
+        spans: dict[str, list[tuple[int, int]]] = {}
+        for rel, _, start, end in _references(root, rename.module, rename.old):
+            spans.setdefault(rel, []).append((start, end))
+        for rel, places in spans.items():
+            path = root / rel
+            data = path.read_bytes()
+            for start, end in sorted(places, reverse=True):
+                data = data[:start] + rename.new.encode() + data[end:]
+            path.write_bytes(data)
+        return sorted(spans)
+
+    def rename_check(self, rename: Rename) -> tuple[dict[str, Any], dict[str, bytes]]:
+        """A `command` check that runs `renamecheck` on the graded copy (``go run``, offline):
+        no reference to the object by its old name may remain. The program goes into the
+        held-out folder; its ``//go:build ignore`` keeps it out of ``go test ./...``."""
+        check = {
+            "kind": "command",
+            "name": f"{rename.old} gone",
+            "command": [[*COMMAND[:4], "go", "run", CHECKER, ".", rename.module, rename.old]],
+            "timeout_s": 120,
+        }
+        return check, {CHECKER: _checker_source()}
 
     def callers(self, owner: str, name: str) -> list[str]:
         found: list[str] = []

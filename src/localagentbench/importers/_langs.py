@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from localagentbench.errors import ConfigError
 from localagentbench.grading import Runner
@@ -39,10 +39,11 @@ class Project(Protocol):
     noun: str
     """The language's name in prompts (``Python``, ``Go``)."""
     sources: str
-    """Glob of its source files (what a rename's `absent` check covers)."""
+    """Glob of its source files."""
     caller_format: str
-    """How a "list the callers" prompt asks each caller to be written, with an example
-    slot ``{example}``."""
+    """How a "list the callers" prompt asks each caller to be written. Its illustration is
+    made up, never one of the project's callers: an example from the expected set gives
+    that part of the answer away."""
 
     def test_files(self) -> list[str]:
         """Test files relative to the root, sorted."""
@@ -62,6 +63,16 @@ class Project(Protocol):
 
     def targets(self) -> list[tuple[str, str]]:
         """(owner, name) of every function a callers task may ask about, in file order."""
+        ...
+
+    def rename_in(self, root: Path, rename: Rename) -> list[str]:
+        """Rename every reference to the object under ``root``, by meaning (prose and other
+        objects of the same name left alone); the files changed, relative to ``root``."""
+        ...
+
+    def rename_check(self, rename: Rename) -> tuple[dict[str, Any], dict[str, bytes]]:
+        """The task's check that no code refers to the object by its old name any more,
+        and the files (name -> bytes) it needs in the held-out folder."""
         ...
 
     def callers(self, owner: str, name: str) -> list[str]:

@@ -6,11 +6,10 @@ import ast
 import random
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from localagentbench.importers._pyrepo import Module
 
-__all__ = ["Rename", "camel_name", "new_name", "rename_in", "renames"]
+__all__ = ["Rename", "camel_name", "new_name", "renames"]
 
 _SYNONYMS: dict[str, str] = {
     "add": "append",
@@ -92,17 +91,3 @@ def renames(modules: list[Module], rng: random.Random) -> list[Rename]:
             kind = "class" if isinstance(node, ast.ClassDef) else "function"
             found.append(Rename(module.dotted, kind, node.name, new))
     return found
-
-
-def rename_in(root: Path, old: str, new: str, suffix: str = ".py") -> list[str]:
-    """Replace the identifier ``old`` with ``new`` in every file under ``root`` whose name
-    ends with ``suffix``; the files changed, relative to it."""
-    pattern = re.compile(rf"\b{re.escape(old)}\b")
-    changed = []
-    for path in sorted(root.rglob(f"*{suffix}")):
-        text = path.read_text(encoding="utf-8")
-        renamed = pattern.sub(new, text)
-        if renamed != text:
-            path.write_text(renamed, encoding="utf-8")
-            changed.append(path.relative_to(root).as_posix())
-    return changed

@@ -8,6 +8,8 @@ report), so the ids are those the grader will select by.
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -37,9 +39,29 @@ class TestRun:
     def passed(self) -> bool:
         return self.exit_code == 0 and self.report is not None and self.report.total > 0
 
-    def tail(self, lines: int = 3) -> str:
-        kept = [line.strip() for line in self.output.strip().splitlines() if line.strip()]
-        return " | ".join(kept[-lines:])
+    def tail(self, lines: int = 3, width: int = 300) -> str:
+        """The last ``lines`` lines a person would read, on one line: colour codes removed,
+        a `go test -json` event reduced to the text it carries, at most ``width`` chars."""
+        kept = [line for line in map(_readable, self.output.splitlines()) if line]
+        text = " | ".join(kept[-lines:])
+        return text if len(text) <= width else "..." + text[-(width - 3) :]
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
+
+
+def _readable(line: str) -> str:
+    """One printed line as shown in a reason ("" when it carries nothing to read)."""
+    line = _ANSI.sub("", line).strip()
+    if line.startswith("{") and line.endswith("}"):
+        try:
+            event = json.loads(line)
+        except ValueError:
+            return line
+        if isinstance(event, dict):
+            output = event.get("Output")
+            return _ANSI.sub("", output).strip() if isinstance(output, str) else ""
+    return line
 
 
 def copy_tree(source: Path, target: Path) -> None:

@@ -1,16 +1,19 @@
 """Who calls a function, from the code: the expected answer of a "list the callers" task.
 
-A call counts when its callee is the function by a name bound to it in the calling module:
-its own module's name for it, ``from mod import f [as g]``, or ``mod.f`` through
-``import mod [as m]`` / ``from pkg import mod``. The caller is the innermost function or
-method around the call, as a dotted path from the root (``pkg.mod.Class.method``); calls
-outside any function, and the function's own body, are not callers.
+A call counts when its callee is the function by a name bound to it in the calling module
+(`_pybind`): its own module's name for it, ``from ns import f [as g]``, or ``ns.f`` through
+``import ns [as m]`` / ``from pkg import ns``, where ``ns`` is its module or a package that
+re-exports it (``from .mod import f`` or ``from .mod import *`` in an ``__init__``).
+The caller is the innermost function or method around the call, as a dotted path from the
+root (``pkg.mod.Class.method``); calls outside any function, and the function's own body,
+are not callers.
 """
 
 from __future__ import annotations
 
 import ast
 
+from localagentbench.importers._pybind import bindings, namespaces
 from localagentbench.importers._pyrepo import Module
 
 __all__ = ["callers", "defined_functions"]
@@ -21,36 +24,6 @@ def defined_functions(module: Module) -> list[str]:
     return [
         n.name for n in module.tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
     ]
-
-
-def _resolve(module: Module, base: str | None, level: int) -> str:
-    if not level:
-        return base or ""
-    package = module.dotted.split(".")
-    if module.rel.name != "__init__.py":
-        package = package[:-1]
-    package = package[: len(package) - level + 1] if level > 1 else package
-    return ".".join([*package, *([base] if base else [])])
-
-
-def _bindings(module: Module, owner: str, name: str) -> tuple[set[str], set[str]]:
-    """(names bound to the function, names bound to its module) in ``module``."""
-    direct = {name} if module.dotted == owner else set()
-    modules: set[str] = set()
-    for node in ast.walk(module.tree):
-        if isinstance(node, ast.ImportFrom):
-            source = _resolve(module, node.module, node.level)
-            for alias in node.names:
-                bound = alias.asname or alias.name
-                if source == owner and alias.name == name:
-                    direct.add(bound)
-                elif f"{source}.{alias.name}" == owner:
-                    modules.add(bound)
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name == owner:
-                    modules.add(alias.asname or alias.name)
-    return direct, modules
 
 
 def _calls(function: ast.AST, direct: set[str], modules: set[str], name: str) -> bool:
@@ -70,8 +43,8 @@ def _calls(function: ast.AST, direct: set[str], modules: set[str], name: str) ->
     return False
 
 
-def _module_callers(module: Module, owner: str, name: str) -> list[str]:
-    direct, modules = _bindings(module, owner, name)
+def _module_callers(module: Module, holders: set[str], owner: str, name: str) -> list[str]:
+    direct, modules = bindings(module.rel.as_posix(), module.tree, holders, name)
     if not direct and not modules:
         return []
     found: list[str] = []
@@ -92,7 +65,11 @@ def _module_callers(module: Module, owner: str, name: str) -> list[str]:
 
 def callers(modules: list[Module], owner: str, name: str) -> list[str]:
     """Dotted paths of the functions and methods whose own body calls ``owner.name``."""
-    return [caller for module in modules for caller in _module_callers(module, owner, name)]
+    sources = [(m.rel.as_posix(), m.source, m.tree) for m in modules]
+    holders = namespaces(sources, owner, name)
+    return [
+        caller for module in modules for caller in _module_callers(module, holders, owner, name)
+    ]
 
 
 def _own_nodes(function: ast.AST) -> list[ast.AST]:

@@ -183,6 +183,63 @@ func imports(f parsed, module string, names map[string]string) map[string]string
 	return bound
 }
 
+// plusOne writes a bound one more as a person would (i -> i+1, 3 -> 4, n-1 -> n, n+1 ->
+// n+2); false when only added brackets would say it, a visible mark of the mutation.
+func plusOne(bound ast.Expr, text func(ast.Node) string) (string, bool) {
+	switch b := bound.(type) {
+	case *ast.BasicLit:
+		if v, err := strconv.Atoi(b.Value); err == nil && b.Kind == token.INT {
+			return strconv.Itoa(v + 1), true
+		}
+	case *ast.BinaryExpr:
+		lit, ok := b.Y.(*ast.BasicLit)
+		if !ok || lit.Kind != token.INT || (b.Op != token.ADD && b.Op != token.SUB) {
+			return "", false
+		}
+		v, err := strconv.Atoi(lit.Value)
+		if err != nil {
+			return "", false
+		}
+		if b.Op == token.SUB {
+			v = -v
+		}
+		v++
+		full := text(b)
+		head := full[:len(full)-len(text(b.Y))] // X and the operator, spacing kept
+		switch {
+		case v == 0:
+			return text(b.X), true
+		case b.Op == token.ADD && v > 0:
+			return head + strconv.Itoa(v), true
+		case b.Op == token.SUB && v < 0:
+			return head + strconv.Itoa(-v), true
+		}
+	case *ast.Ident, *ast.SelectorExpr, *ast.CallExpr, *ast.IndexExpr:
+		return text(b) + "+1", true
+	}
+	return "", false
+}
+
+// wholeLines widens [start, end) to the whole lines it spans when nothing else is on them,
+// so a dropped statement leaves no blank, indented line behind.
+func wholeLines(src []byte, start, end int) (int, int) {
+	s := start
+	for s > 0 && (src[s-1] == ' ' || src[s-1] == '\t') {
+		s--
+	}
+	e := end
+	for e < len(src) && (src[e] == ' ' || src[e] == '\t' || src[e] == '\r') {
+		e++
+	}
+	if (s == 0 || src[s-1] == '\n') && (e == len(src) || src[e] == '\n') {
+		if e < len(src) {
+			e++
+		}
+		return s, e
+	}
+	return start, end
+}
+
 func main() {
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: goast MODULE_ROOT")
@@ -324,9 +381,12 @@ func scan(f parsed, fset *token.FileSet, module string, names map[string]string,
 				}
 			case *ast.SliceExpr:
 				for _, bound := range []ast.Expr{x.Low, x.High} {
-					if bound != nil && !f.test {
+					if bound == nil || f.test {
+						continue
+					}
+					if bumped, ok := plusOne(bound, text); ok {
 						res.Mutations = append(res.Mutations, mutation{"off-by-one", line(bound.Pos()),
-							off(bound.Pos()), off(bound.End()), "(" + text(bound) + ")+1",
+							off(bound.Pos()), off(bound.End()), bumped,
 							"a slice bound one past where it was"})
 					}
 				}
@@ -343,9 +403,9 @@ func scan(f parsed, fset *token.FileSet, module string, names map[string]string,
 			case *ast.BlockStmt:
 				for _, st := range x.List {
 					if ifs, ok := st.(*ast.IfStmt); ok && ifs.Else == nil && !f.test {
+						start, end := wholeLines(f.src, off(ifs.Pos()), off(ifs.End()))
 						res.Mutations = append(res.Mutations, mutation{"drop-branch", line(ifs.Pos()),
-							off(ifs.Pos()), off(ifs.End()), "",
-							"an `if` branch dropped"})
+							start, end, "", "an `if` branch dropped"})
 					}
 				}
 			}
