@@ -29,6 +29,7 @@ from localagentbench.grading import (
     parse_report,
 )
 from localagentbench.sandbox import Sandbox
+from localagentbench.workspace import mark_owner
 
 __all__ = [
     "TestRun",
@@ -47,9 +48,11 @@ OUTPUT_CAP = 50_000_000
 @contextlib.contextmanager
 def jail_scratch(prefix: str) -> Iterator[Path]:
     """A private scratch folder that every jail uid may pass through (landlock as root drops
-    to another uid, which must reach the trees lent to it inside); removed afterwards."""
+    to another uid, which must reach the trees lent to it inside); removed afterwards, or
+    by `sweep_stale_roots` should this process die first."""
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         Path(tmp).chmod(0o711)
+        mark_owner(Path(tmp))
         yield Path(tmp)
 
 
