@@ -26,6 +26,7 @@ from tests.importers._track import python_track
 from tests.sandbox._helpers import reachable_python
 
 from localagentbench.importers import generate_tasks, import_exercism, import_terminal_bench
+from localagentbench.importers._tests import git_patch
 from localagentbench.sandbox import SandboxUnavailableError, select
 
 
@@ -179,3 +180,21 @@ def test_generate_runs_a_hostile_projects_tests_and_mutants_jailed(tmp_path, hos
     result = generate_tasks(project, tmp_path / "suite", kinds=["mutation"], count=1, sandbox=jail)
     assert result.written, result.rejected  # the base and mutant runs went through
     assert hostile.effects() == ([], 0)
+
+
+def test_a_repository_shipped_with_the_material_never_configures_the_patch_git(tmp_path) -> None:
+    """The reference patch is made by git outside any jail: a ``.git`` in the material
+    (here one whose clean filter runs a command on `git add`) is left out of its copies."""
+    marker = tmp_path / "filtered"
+    before, after = tmp_path / "before", tmp_path / "after"
+    for tree, text in ((before, "one\n"), (after, "two\n")):
+        (tree / ".git").mkdir(parents=True)
+        (tree / ".git" / "config").write_text(
+            f'[filter "x"]\n\tclean = "sh -c \'touch {marker}; cat\'"\n'
+        )
+        (tree / ".gitattributes").write_text("* filter=x\n")
+        (tree / "a.txt").write_text(text)
+    patch = git_patch(before, after)
+    assert "-one\n+two" in patch
+    assert ".git/config" not in patch
+    assert not marker.exists()

@@ -165,7 +165,8 @@ def git_patch(before: Path, after: Path) -> str:
     """A patch (``git apply`` at the tree's root) turning ``before`` into ``after``.
 
     Made with git itself, as the authoring guide does by hand: ``before`` committed in a
-    scratch repository, ``after`` copied over it, every change staged, the staged diff.
+    scratch repository, ``after`` copied over it, every change staged, the staged diff. A
+    ``.git`` at either tree's top is left out (the material's repository is not ours).
     """
     git = [
         "git",
@@ -178,7 +179,7 @@ def git_patch(before: Path, after: Path) -> str:
     ]
     with tempfile.TemporaryDirectory(prefix="lab-patch-") as tmp:
         work = Path(tmp) / "w"
-        copy_tree(before, work)
+        _copy_but_git(before, work)
         steps = [
             ["init", "-q"],
             ["add", "-A"],
@@ -189,9 +190,22 @@ def git_patch(before: Path, after: Path) -> str:
         for path in list(work.iterdir()):
             if path.name != ".git":
                 shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
-        copy_tree(after, work)
+        _copy_but_git(after, work)
         _git(git + ["add", "-A"], work)
         return _git(git + ["diff", "--cached", "--binary", "--no-color", "--no-ext-diff"], work)
+
+
+def _copy_but_git(source: Path, target: Path) -> None:
+    """``source`` over ``target`` without a top-level ``.git``: git runs here unjailed, and
+    the material's own repository settings (a filter's or fsmonitor's command) must not reach
+    it; the scratch repository's are the harness's alone."""
+    shutil.copytree(
+        source,
+        target,
+        symlinks=True,
+        dirs_exist_ok=True,
+        ignore=lambda folder, names: [".git"] if Path(folder) == source else [],
+    )
 
 
 def _git(argv: list[str], cwd: Path) -> str:
