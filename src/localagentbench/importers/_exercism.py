@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 
 from localagentbench import __version__
 from localagentbench.errors import ConfigError
+from localagentbench.grading import default_sandbox
 from localagentbench.importers._cut import cut, go_tests, js_tests, kept_count, python_tests
 from localagentbench.importers._jest import (
     EXPECT_FILE,
@@ -32,8 +32,15 @@ from localagentbench.importers._jest import (
 from localagentbench.importers._messages import asserted_messages, missing_from
 from localagentbench.importers._prove import Candidate, ImportResult, write_proven
 from localagentbench.importers._source import source_info
-from localagentbench.importers._tests import copy_tree, git_patch, run_tests, split_ids
+from localagentbench.importers._tests import (
+    copy_tree,
+    git_patch,
+    jail_scratch,
+    run_tests,
+    split_ids,
+)
 from localagentbench.importers._toolchain import toolchain_mismatch
+from localagentbench.sandbox import Sandbox, select
 
 __all__ = ["TRACKS", "import_exercism"]
 
@@ -146,6 +153,7 @@ def _build(
     share: float,
     scratch: Path,
     source: dict[str, str | None],
+    box: Sandbox,
 ) -> Candidate:
     exercise = root / "exercises" / "practice" / slug
     meta = _read_json(exercise / ".meta" / "config.json")
@@ -221,13 +229,13 @@ def _build(
     before = scratch / "before"
     copy_tree(stub, before)
     copy_tree(full, before)
-    ran_after = run_tests(after, command, TIMEOUT_S)
+    ran_after = run_tests(after, command, TIMEOUT_S, sandbox=box)
     if not ran_after.passed:
         raise ExerciseError(
             "example fails its tests",
             f"{slug}: `{' '.join(command)}` on the example: {ran_after.tail()}",
         )
-    ran_before = run_tests(before, command, TIMEOUT_S)
+    ran_before = run_tests(before, command, TIMEOUT_S, sandbox=box)
     assert ran_after.report is not None
     runner_name = (
         "pytest"
@@ -346,14 +354,15 @@ def import_exercism(
         )
     result = ImportResult(out=out) if result is None else result
     source = source_info(root)
-    with tempfile.TemporaryDirectory(prefix="lab-exercism-") as tmp:
+    box = default_sandbox() if sandbox is None else select(sandbox)
+    with jail_scratch("lab-exercism-") as tmp:
 
         def candidates() -> Iterator[Candidate]:
             for slug in wanted:
-                scratch = Path(tmp) / slug
+                scratch = tmp / slug
                 scratch.mkdir()
                 try:
-                    yield _build(adapter, root, slug, known[slug], share, scratch, source)
+                    yield _build(adapter, root, slug, known[slug], share, scratch, source, box)
                 except ExerciseError as e:
                     result.reject(slug, e.reason, e.detail)
                     if progress is not None:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import random
 import re
 import shutil
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -41,7 +40,14 @@ from localagentbench.importers._prove import Candidate, ImportResult, write_prov
 from localagentbench.importers._pylang import PythonProject
 from localagentbench.importers._rename import Rename
 from localagentbench.importers._source import checkout, licence
-from localagentbench.importers._tests import TestRun, copy_tree, git_patch, run_tests, split_ids
+from localagentbench.importers._tests import (
+    TestRun,
+    copy_tree,
+    git_patch,
+    jail_scratch,
+    run_tests,
+    split_ids,
+)
 from localagentbench.importers._toolchain import toolchain_mismatch
 from localagentbench.sandbox import Sandbox, select
 
@@ -68,6 +74,7 @@ class _Generator:
         seed: int,
         provenance: dict[str, Any],
         result: ImportResult,
+        sandbox: Sandbox,
     ) -> None:
         self.base, self.scratch, self.project, self.seed = base, scratch, project, seed
         self.code, self.provenance, self.result = code, provenance, result
@@ -78,6 +85,9 @@ class _Generator:
         """The project's `environment:` block, written into every task."""
         self.view: EnvView | None = None
         """That environment built, for the test runs here."""
+        self.sandbox = sandbox
+        """Where the project's tests (and each mutant's) run: the chosen backend, so the
+        project's code runs jailed as grading runs it (no network, its scratch copy only)."""
 
     def folder(self, name: str) -> Path:
         self._n += 1
@@ -106,7 +116,7 @@ class _Generator:
         }
 
     def run(self, tree: Path) -> TestRun:
-        return run_tests(tree, self.command, TIMEOUT_S, self.view)
+        return run_tests(tree, self.command, TIMEOUT_S, self.view, sandbox=self.sandbox)
 
     def shuffled(self, items: Iterable[Any]) -> list[Any]:
         out = list(items)
@@ -317,6 +327,7 @@ def draw_candidates(
         seed,
         {"source": origin or str(path.resolve()), "commit": commit, "license": licence(path)},
         result,
+        sandbox or default_sandbox(),
     )
     if not code.has_code():
         raise ConfigError(f"{path}: no {code.noun} code outside the tests to generate from")
@@ -327,7 +338,7 @@ def draw_candidates(
     if gen.environment is not None:
         try:
             gen.view = build_project_environment(
-                base, project_environment(base, f"{base.name}/") or {}, sandbox or default_sandbox()
+                base, project_environment(base, f"{base.name}/") or {}, gen.sandbox
             )
         except EnvironmentBuildError as e:
             raise ConfigError(f"{path}: the project's dependencies cannot be installed: {e}") from e
@@ -383,7 +394,7 @@ def generate_tasks(
     (default: a new one) is filled as it goes, so a caller holding it knows what was written
     when an interruption ends the call."""
     result = ImportResult(out=out) if result is None else result
-    with tempfile.TemporaryDirectory(prefix="lab-generate-") as tmp:
+    with jail_scratch("lab-generate-") as tmp:
         candidates = draw_candidates(
             path,
             Path(tmp),

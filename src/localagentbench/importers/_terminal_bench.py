@@ -9,9 +9,10 @@ OS image, ``WORKDIR`` and ``COPY`` of the task's own files (they become the fixt
 ("needs Docker image X"). Paths under ``/app`` are rewritten to the workspace (the tests
 run with cwd = the workspace) and ``/tests`` to the injected ``tests/`` folder; the solution
 script runs once here to make the reference patch, and the tests before and after it give
-``fail_to_pass``. Both layouts load: Terminal-Bench's ``task.yaml`` + ``solution.sh`` +
-``tests/``, and Harbor's ``task.toml`` + ``instruction.md`` + ``environment/`` +
-``solution/solve.sh`` + ``tests/``.
+``fail_to_pass``; the script and the tests run jailed as grading runs (the chosen sandbox,
+no network, a scratch copy the only tree they may write). Both layouts load:
+Terminal-Bench's ``task.yaml`` + ``solution.sh`` + ``tests/``, and Harbor's ``task.toml`` +
+``instruction.md`` + ``environment/`` + ``solution/solve.sh`` + ``tests/``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
-import tempfile
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,15 +29,22 @@ from typing import Any
 import yaml
 
 from localagentbench import __version__
-from localagentbench._env import grading_env
 from localagentbench._proc import run_process
 from localagentbench.environments import EnvironmentBuildError
 from localagentbench.errors import ConfigError
-from localagentbench.grading import default_sandbox
+from localagentbench.grading import GradingJail, default_sandbox
 from localagentbench.importers._deps import build_project_environment
 from localagentbench.importers._prove import Candidate, ImportResult, write_proven
 from localagentbench.importers._source import source_info
-from localagentbench.importers._tests import copy_tree, git_patch, run_tests, split_ids
+from localagentbench.importers._tests import (
+    OUTPUT_CAP,
+    copy_tree,
+    git_patch,
+    jail_scratch,
+    run_tests,
+    split_ids,
+)
+from localagentbench.sandbox import Sandbox, select
 
 __all__ = ["import_terminal_bench"]
 
@@ -243,7 +250,7 @@ def _difficulty(value: str) -> str:
     return value if value in ("easy", "medium", "hard") else "medium"
 
 
-def _build(task: _Folder, scratch: Path, source: dict[str, str | None]) -> Candidate:
+def _build(task: _Folder, scratch: Path, source: dict[str, str | None], box: Sandbox) -> Candidate:
     requirements: list[str] = []
     files = _fixture_files(task, requirements)
     if not task.solution.is_file():
@@ -277,15 +284,18 @@ def _build(task: _Folder, scratch: Path, source: dict[str, str | None]) -> Candi
     view = None
     if environment is not None:
         try:
-            view = build_project_environment(repo, environment, default_sandbox())
+            view = build_project_environment(repo, environment, box)
         except EnvironmentBuildError as e:
             raise Unfit("environment does not build", str(e)) from e
-    script = scratch / "solve.sh"
-    script.write_text(_localise(task.solution.read_text(encoding="utf-8")), encoding="utf-8")
+    # The solution runs as an agent would: jailed, no network, only its copy `after` (and a
+    # HOME holding the script) writable; the task folder itself is never lent to it.
     home = scratch / "home"
     home.mkdir()
-    env = view.apply(grading_env(home)) if view is not None else grading_env(home)
-    solved = run_process(["bash", str(script)], cwd=after, env=env, timeout_s=task.agent_timeout)
+    script = home / "solve.sh"
+    script.write_text(_localise(task.solution.read_text(encoding="utf-8")), encoding="utf-8")
+    solved = GradingJail(box, home, environment=view).run(
+        ["bash", str(script)], cwd=after, timeout_s=task.agent_timeout, output_cap=OUTPUT_CAP
+    )
     if solved.exit_code != 0:
         tail = (
             (solved.stderr or solved.stdout or solved.start_error or "").strip().splitlines()[-1:]
@@ -297,11 +307,13 @@ def _build(task: _Folder, scratch: Path, source: dict[str, str | None]) -> Candi
     for tree, base in ((before, repo), (graded, after)):
         copy_tree(base, tree)
         copy_tree(heldout, tree)
-    ran_after = run_tests(graded, TEST_COMMAND, task.test_timeout, view)
+    ran_after = run_tests(graded, TEST_COMMAND, task.test_timeout, view, sandbox=box)
     if not ran_after.passed or ran_after.report is None:
         raise Unfit("tests fail after the solution", ran_after.tail())
     f2p, p2p = split_ids(
-        "pytest", run_tests(before, TEST_COMMAND, task.test_timeout, view).report, ran_after.report
+        "pytest",
+        run_tests(before, TEST_COMMAND, task.test_timeout, view, sandbox=box).report,
+        ran_after.report,
     )
     if not f2p:
         raise Unfit("tests already pass", "every test passes before the solution")
@@ -374,12 +386,13 @@ def import_terminal_bench(
     result = ImportResult(out=out) if result is None else result
     source = source_info(root)
     candidates = []
-    with tempfile.TemporaryDirectory(prefix="lab-tbench-") as tmp:
+    box = default_sandbox() if sandbox is None else select(sandbox)
+    with jail_scratch("lab-tbench-") as tmp:
         for folder in folders:
-            scratch = Path(tmp) / folder.name
+            scratch = tmp / folder.name
             scratch.mkdir()
             try:
-                candidates.append(_build(_read(folder), scratch, source))
+                candidates.append(_build(_read(folder), scratch, source, box))
             except (Unfit, UnicodeDecodeError) as e:
                 reason, detail = (
                     (e.reason, e.detail) if isinstance(e, Unfit) else ("unreadable file", str(e))

@@ -3,25 +3,59 @@
 Importers and `generate` compute a task's `fail_to_pass` and `pass_to_pass` by running its
 full tests on the pristine tree and on the tree with the reference applied. The commands
 run as the grader runs them (its environment, a private HOME, the runner's per-test
-report), so the ids are those the grader will select by.
+report), so the ids are those the grader will select by, and in the grader's jail: task
+material downloaded from the internet is as untrusted as an agent, so it runs in the chosen
+sandbox backend with no network, its scratch copy the only project tree it may write.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from localagentbench._env import grading_env
 from localagentbench._proc import run_process
 from localagentbench.environments import EnvView
 from localagentbench.errors import InfraError
-from localagentbench.grading import Runner, TestReport, detect_runner, instrument, parse_report
+from localagentbench.grading import (
+    GradingJail,
+    Runner,
+    TestReport,
+    detect_runner,
+    instrument,
+    parse_report,
+)
+from localagentbench.sandbox import Sandbox
+from localagentbench.workspace import mark_owner
 
-__all__ = ["TestRun", "copy_tree", "git_patch", "named_ids", "run_tests", "split_ids"]
+__all__ = [
+    "TestRun",
+    "copy_tree",
+    "git_patch",
+    "jail_scratch",
+    "named_ids",
+    "run_tests",
+    "split_ids",
+]
+
+OUTPUT_CAP = 50_000_000
+"""Bytes of a jailed run's output kept (go test's per-test report is its stdout)."""
+
+
+@contextlib.contextmanager
+def jail_scratch(prefix: str) -> Iterator[Path]:
+    """A private scratch folder that every jail uid may pass through (landlock as root drops
+    to another uid, which must reach the trees lent to it inside); removed afterwards, or
+    by `sweep_stale_roots` should this process die first."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        Path(tmp).chmod(0o711)
+        mark_owner(Path(tmp))
+        yield Path(tmp)
 
 
 @dataclass(frozen=True)
@@ -70,23 +104,35 @@ def copy_tree(source: Path, target: Path) -> None:
 
 
 def run_tests(
-    tree: Path, argv: list[str], timeout_s: float, environment: EnvView | None = None
+    tree: Path,
+    argv: list[str],
+    timeout_s: float,
+    environment: EnvView | None = None,
+    *,
+    sandbox: Sandbox,
 ) -> TestRun:
-    """Run one test command with cwd = ``tree`` and read its per-test report; with
-    ``environment``, its programs and packages first (as the task's trials will have them)."""
+    """Run one test command jailed in ``sandbox`` (as grading runs it: no network, a private
+    HOME, ``tree`` the only tree it may write) with cwd = ``tree``, and read its per-test
+    report; with ``environment``, its programs and packages first (as the task's trials will
+    have them). ``tree`` must be a scratch copy: the task material in it may rewrite it."""
     runner = detect_runner(argv)
     if runner is None:
         raise ValueError(f"{argv}: not a pytest, go test or node --test command")
-    with tempfile.TemporaryDirectory(prefix="lab-import-") as tmp:
-        home, report_file = Path(tmp) / "home", Path(tmp) / "report"
-        home.mkdir()
-        result = run_process(
+    with jail_scratch("lab-import-") as tmp:
+        home = tmp / "home"
+        report_file = home / ".lab-report"
+        jail = GradingJail(sandbox, home, environment=environment)
+        result = jail.run(
             instrument(argv, runner, report_file),
             cwd=tree,
-            env=environment.apply(grading_env(home)) if environment else grading_env(home),
             timeout_s=timeout_s,
+            output_cap=OUTPUT_CAP,
         )
-        report = parse_report(runner, report_file, result.stdout, cwd=tree)
+        report = (
+            None
+            if report_file.is_symlink()  # planted by the material: never followed
+            else parse_report(runner, report_file, result.stdout, cwd=tree)
+        )
     output = result.start_error or f"{result.stdout}\n{result.stderr}"
     if result.timed_out:
         output += f"\ntimed out after {timeout_s:g}s"
@@ -141,7 +187,8 @@ def git_patch(before: Path, after: Path) -> str:
     """A patch (``git apply`` at the tree's root) turning ``before`` into ``after``.
 
     Made with git itself, as the authoring guide does by hand: ``before`` committed in a
-    scratch repository, ``after`` copied over it, every change staged, the staged diff.
+    scratch repository, ``after`` copied over it, every change staged, the staged diff. A
+    ``.git`` at either tree's top is left out (the material's repository is not ours).
     """
     git = [
         "git",
@@ -154,7 +201,7 @@ def git_patch(before: Path, after: Path) -> str:
     ]
     with tempfile.TemporaryDirectory(prefix="lab-patch-") as tmp:
         work = Path(tmp) / "w"
-        copy_tree(before, work)
+        _copy_but_git(before, work)
         steps = [
             ["init", "-q"],
             ["add", "-A"],
@@ -165,9 +212,22 @@ def git_patch(before: Path, after: Path) -> str:
         for path in list(work.iterdir()):
             if path.name != ".git":
                 shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
-        copy_tree(after, work)
+        _copy_but_git(after, work)
         _git(git + ["add", "-A"], work)
         return _git(git + ["diff", "--cached", "--binary", "--no-color", "--no-ext-diff"], work)
+
+
+def _copy_but_git(source: Path, target: Path) -> None:
+    """``source`` over ``target`` without a top-level ``.git``: git runs here unjailed, and
+    the material's own repository settings (a filter's or fsmonitor's command) must not reach
+    it; the scratch repository's are the harness's alone."""
+    shutil.copytree(
+        source,
+        target,
+        symlinks=True,
+        dirs_exist_ok=True,
+        ignore=lambda folder, names: [".git"] if Path(folder) == source else [],
+    )
 
 
 def _git(argv: list[str], cwd: Path) -> str:
