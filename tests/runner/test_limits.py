@@ -8,6 +8,7 @@ subtree); elsewhere they skip with the reason `sandbox.detect` gives. The policy
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -40,12 +41,14 @@ def _memory_cgroups() -> CgroupSupport:
 
 
 def _leftovers(support: CgroupSupport) -> list[Path]:
-    """Run folders of this process left in any hierarchy."""
+    """Run folders of this process left in any hierarchy (another harness running beside
+    the tests, or another test session, has its own pid in its folders' names)."""
+    mine = f"{RUN_PREFIX}{os.getpid()}-"
     return [
         folder
         for hierarchy in support.hierarchies
         for folder in hierarchy.base.iterdir()
-        if folder.name.startswith(RUN_PREFIX)
+        if folder.name.startswith(mine)
     ]
 
 

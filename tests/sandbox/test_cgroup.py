@@ -161,11 +161,13 @@ def _v1_memory() -> CgroupSupport:
 
 
 def _leftovers(support: CgroupSupport) -> list[Path]:
+    """Run folders of this process (a harness running beside the tests has its own pid)."""
+    mine = f"{RUN_PREFIX}{os.getpid()}-"
     return [
         folder
         for hierarchy in support.hierarchies
         for folder in hierarchy.base.iterdir()
-        if folder.name.startswith(RUN_PREFIX)
+        if folder.name.startswith(mine)
     ]
 
 
