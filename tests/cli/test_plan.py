@@ -104,7 +104,7 @@ def test_one_repeat_says_the_correlation_cannot_be_estimated(tmp_path, cli):
     plan = json.loads(out)
     assert plan["pilot"]["icc"] == {"estimate": None, "interval": None, "n_cells": 0}
     assert plan["assumptions"]["icc"] == 0.5
-    assert plan["pilot"]["base_rate"]["estimate"] == pytest.approx(18 / 48)
+    assert plan["pilot"]["base_rate"]["estimate"] == pytest.approx(18 / (2 * len(SUITE)))
 
 
 def test_assumptions_give_the_mde_and_the_tables(cli):

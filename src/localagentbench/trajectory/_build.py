@@ -133,8 +133,6 @@ def _attach(step: Step, added: list[Message]) -> None:
 
 
 def _from_gateway(entries: Iterable[dict[str, Any]], agent: str) -> Trajectory:
-    from localagentbench.gateway import parse_logged  # the fronts load aiohttp: only when used
-
     trajectory = Trajectory(agent=agent, source="gateway")
     last: Step | None = None
     previous = 0
@@ -142,6 +140,9 @@ def _from_gateway(entries: Iterable[dict[str, Any]], agent: str) -> Trajectory:
         if entry.get("front") is None:
             continue  # a body the gateway could not read: no exchange
         step = _step(entry)
+        # The fronts load aiohttp: only a trial that made requests pays for it.
+        from localagentbench.gateway import parse_logged
+
         request = parse_logged(entry.get("front"), entry.get("request"))
         if request is not None and step.side is None:
             if trajectory.model is None and request.model:
