@@ -10,9 +10,18 @@ from localagentbench.agents._registry import (
     agent_statuses,
     make_agent,
 )
-from localagentbench.agents._trajectory import AgentTokens, Step, ToolCall, Trajectory
+from localagentbench.agents._trajectory import (
+    AgentTokens,
+    FileDiff,
+    PlanItem,
+    Step,
+    ToolCall,
+    Trajectory,
+)
 
 __all__ = [
+    "FileDiff",
+    "PlanItem",
     "AGENT_GROUP",
     "AGENTS",
     "Agent",

@@ -164,26 +164,65 @@ def _merge(built: Trajectory, agent: Trajectory) -> Trajectory:
     """The agent's log into the gateway's steps: success flags of the calls both saw (in
     order, by name), the agent-only calls (applied edits) on the step whose text they came
     with, and the agent's notes, answer, claim and own token counts."""
-    built.source = "both" if agent.steps or agent.notes or agent.final_answer else "gateway"
+    told = agent.steps or agent.notes or agent.final_answer or agent.session
+    built.source = "both" if told else "gateway"
     built.final_answer = agent.final_answer
     built.completion_claim = agent.completion_claim
     built.tokens = agent.tokens
     built.notes = list(agent.notes)
+    built.session = agent.session
     seen = [c for s in built.steps for c in s.tool_calls]
     cursor = 0
     main = [s for s in built.steps if s.side is None and s.refused is None]
     for agent_step in agent.steps:
+        if agent_step.plan or agent_step.thought:
+            home = _home(main, agent_step.text)
+            if home is not None:
+                home.plan = home.plan or list(agent_step.plan)
+                home.thought = home.thought or agent_step.thought
         for call in agent_step.tool_calls:
+            by_id = next((c for c in seen if _same_call(c.id, call.id)), None)
+            if by_id is not None:
+                _told(by_id, call)
+                continue
             match = next((i for i in range(cursor, len(seen)) if seen[i].name == call.name), None)
             if match is not None:
-                seen[match].ok = call.ok
-                seen[match].detail = call.detail
+                _told(seen[match], call)
                 cursor = match + 1
                 continue
             home = _home(main, agent_step.text)
             if home is not None:
                 home.tool_calls.append(call.model_copy(update={"source": "agent"}))
     return built
+
+
+def _same_call(model_id: str | None, agent_id: str | None) -> bool:
+    """Whether an agent's call id names the model's call: ACP agents relay the model's id as
+    their toolCallId, as is (Claude's, Codex's) or after a prefix of their own (Gemini's
+    ``read_file__<id>``)."""
+    if not model_id or not agent_id:
+        return False
+    if agent_id == model_id:
+        return True
+    head = agent_id[: -len(model_id)]
+    return agent_id.endswith(model_id) and bool(head) and not head[-1].isalnum()
+
+
+_AGENT_DETAIL = ("kind", "status", "output", "diffs", "locations", "permission")
+"""What an agent reports of a call (ACP) that the model's reply does not hold."""
+
+
+def _told(call: ToolCall, told: ToolCall) -> None:
+    """A call both saw: the agent's report of how it went added to the model's call (whose
+    arguments, as the model wrote them, stay)."""
+    call.ok = told.ok
+    call.detail = told.detail
+    for name in _AGENT_DETAIL:
+        value = getattr(told, name)
+        if value not in (None, []):
+            setattr(call, name, value)
+    if call.arguments is None:
+        call.arguments = told.arguments
 
 
 def _home(steps: list[Step], text: str | None) -> Step | None:
