@@ -95,7 +95,7 @@ here costs CI minutes."""
 def _copy_tests(dest: Path) -> list[Path]:
     """The attack suite and its helpers, where the user can read them."""
     (dest / "adversarial").mkdir(parents=True)
-    for name in ("conftest.py", "labtest.py"):
+    for name in ("conftest.py", "labtest.py", "portable_tier.py"):
         shutil.copy2(TESTS / name, dest / name)
     (dest / "sandbox").mkdir()
     for name in ("__init__.py", "_helpers.py"):  # reachable_python, which some attacks import
@@ -142,7 +142,7 @@ def test_the_attacks_fail_with_the_harness_as_an_ordinary_user(tmp_path: Path):
         suites = _copy_tests(work / "tests")
         report = work / "report.xml"
         _run(["chown", "-R", f"{user.pw_uid}:{user.pw_gid}", str(work)])
-        pytest_argv = ["-q", "-p", "no:cacheprovider", f"--junitxml={report}"]
+        pytest_argv = ["-q", "-p", "no:cacheprovider", "--full", f"--junitxml={report}"]
         pytest_argv += ["--basetemp", str(work / "tmp"), *map(str, suites)]
         result = run_process(
             [runuser, "-u", USER, "--", str(python), "-m", "pytest", *pytest_argv],

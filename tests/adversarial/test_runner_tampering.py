@@ -72,12 +72,14 @@ def attack(
         [record] = result.run_dir.records()
         regrade = regrade_run(tmp_path / "run", sandbox=select(sandbox))
         [again] = regrade.records
-        # A racy attack's own output differs from run to run, so the visible oracle's
-        # verdict (hence overfit and the counted fraction) may too; the verdict may not.
+        # A racy attack's own output differs from run to run, so what the graded runs show
+        # (the visible verdict, hence overfit and the counted fraction, and whether the
+        # sentinels caught it) may too; the verdict may not.
         same = ("success", "false_success") if racy else VERDICT_NAMES
         for name in same:
             assert getattr(again, name) == getattr(record, name), name
-        assert bool(again.tampered) == bool(record.tampered)
+        if not racy:
+            assert bool(again.tampered) == bool(record.tampered)
         return record
 
     return run
