@@ -85,3 +85,24 @@ def test_call_ids_match_as_relayed_never_by_a_mere_suffix() -> None:
     assert not _same_call("1", "call_11")  # a suffix inside a word is another id
     assert not _same_call(None, "x")
     assert not _same_call("x", None)
+
+
+def test_an_agent_naming_its_tools_otherwise_reports_the_models_calls_in_order() -> None:
+    """Codex calls the Responses API's `exec_command` its `shell`: the same two calls, once."""
+    gateway = Trajectory(
+        agent="codex",
+        source="gateway",
+        steps=[
+            Step(tool_calls=[ToolCall(name="exec_command", id="c1", source="gateway")]),
+            Step(tool_calls=[ToolCall(name="exec_command", id="c2", source="gateway")]),
+        ],
+    )
+    own = Trajectory(
+        agent="codex",
+        steps=[Step(tool_calls=[ToolCall(name="shell", ok=True), ToolCall(name="shell", ok=True)])],
+    )
+    merged = _merge(gateway, own)
+    assert [(c.name, c.ok, c.id) for c in merged.calls()] == [
+        ("shell", True, "c1"),
+        ("shell", True, "c2"),
+    ]

@@ -164,8 +164,8 @@ def _merge(built: Trajectory, agent: Trajectory) -> Trajectory:
     """The agent's log into the gateway's steps: success flags of the calls both saw (in
     order, by name), the agent-only calls (applied edits) on the step whose text they came
     with, and the agent's notes, answer, claim and own token counts."""
-    told = agent.steps or agent.notes or agent.final_answer or agent.session
-    built.source = "both" if told else "gateway"
+    said = agent.steps or agent.notes or agent.final_answer or agent.session
+    built.source = "both" if said else "gateway"
     built.final_answer = agent.final_answer
     built.completion_claim = agent.completion_claim
     built.tokens = agent.tokens
@@ -174,6 +174,13 @@ def _merge(built: Trajectory, agent: Trajectory) -> Trajectory:
     seen = [c for s in built.steps for c in s.tool_calls]
     cursor = 0
     main = [s for s in built.steps if s.side is None and s.refused is None]
+    told = [c for s in agent.steps for c in s.tool_calls]
+    # An agent that names its tools otherwise than the model's functions (Codex's `shell`
+    # for the Responses API's `exec_command`) but reports exactly the calls the model made:
+    # its calls are the model's, in order.
+    in_order = len(told) == len(seen) > 0 and all(
+        not any(c.name == t.name or _same_call(c.id, t.id) for c in seen) for t in told
+    )
     for agent_step in agent.steps:
         if agent_step.plan or agent_step.thought:
             home = _home(main, agent_step.text)
@@ -186,6 +193,9 @@ def _merge(built: Trajectory, agent: Trajectory) -> Trajectory:
                 _told(by_id, call)
                 continue
             match = next((i for i in range(cursor, len(seen)) if seen[i].name == call.name), None)
+            if match is None and in_order and cursor < len(seen):
+                seen[cursor].name = call.name  # the name as the agent calls the tool
+                match = cursor
             if match is not None:
                 _told(seen[match], call)
                 cursor = match + 1
