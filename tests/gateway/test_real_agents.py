@@ -8,6 +8,7 @@ Marked slow; skipped when the CLI is not on PATH. Install them with
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -132,6 +133,23 @@ CASES = [
 ]
 
 
+def _reap_orphans() -> None:
+    """Collect the zombies a real agent CLI left us: its background `git` processes outlive
+    it and, the harness being the subreaper, are re-parented to this process (started here
+    with subprocess, in our own session, so the harness leaves them to their starter)."""
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_bytes().rpartition(b") ")[2].split()
+        except OSError:
+            continue
+        if len(fields) > 1 and fields[0] == b"Z" and int(fields[1]) == me:
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(int(entry), os.WNOHANG)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "backend"), CASES)
 def test_real_agent_fixes_hello_with_the_scripted_model(
@@ -164,6 +182,7 @@ def test_real_agent_fixes_hello_with_the_scripted_model(
         done = subprocess.run(
             argv, cwd=workspace, env=env, capture_output=True, text=True, timeout=240, check=False
         )
+        _reap_orphans()
         stats = gateway.close_trial("real")
     assert done.returncode == 0, done.stderr[-2000:]
     assert (workspace / "hello.py").read_text() == FIXED
@@ -212,6 +231,7 @@ def test_real_agent_session_recorded_then_replayed(tmp_path: Path) -> None:
                 timeout=240,
                 check=False,
             )
+            _reap_orphans()
             stats = gateway.close_trial("real")
         assert done.returncode == 0, done.stderr[-2000:]
         assert (workspace / "hello.py").read_text() == FIXED
