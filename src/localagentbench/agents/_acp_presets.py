@@ -32,16 +32,15 @@ from localagentbench.agents._cli import (
     CliInfo,
     CliSettings,
     Invocation,
-    install_paths,
     write_json,
 )
 from localagentbench.agents._codex import CodexAgent
 from localagentbench.agents._gemini import GeminiAgent
 from localagentbench.agents._protocol import AgentContext, AgentOutcome, settings_problem
 from localagentbench.agents._trajectory import Trajectory
-from localagentbench.errors import ConfigError, InfraError
+from localagentbench.errors import ConfigError
 from localagentbench.gateway import TrialRoute
-from localagentbench.sandbox import SandboxSpec, run_jailed
+from localagentbench.sandbox import run_jailed
 
 __all__ = ["PRESETS", "AcpCliAgent", "AcpCliSettings", "AcpPreset", "make_preset"]
 
@@ -160,28 +159,7 @@ class AcpCliAgent(CliAgent):
         raise NotImplementedError("an ACP agent's trajectory comes from its session")
 
     def run(self, ctx: AgentContext) -> AgentOutcome:
-        binary = self.binary_path()
-        if binary is None:
-            raise InfraError(self.available() or f"{self.info.name}: not installed")
-        if ctx.route is None or ctx.gateway_port is None:
-            raise ConfigError(f"{self.info.name}: needs a model (give --model)")
-        invocation = self.invocation(ctx, ctx.route, binary)
-        env = {**self.base_env(ctx, binary), **invocation.env, **self.settings.env}
-        argv = [*invocation.argv, *self.settings.extra_flags]
-        readonly = [*install_paths(binary), *invocation.readonly, *self.settings.readonly]
-        spec = SandboxSpec(
-            workspace=ctx.workspace,
-            home=ctx.home,
-            readonly=[p.resolve() for p in readonly],
-            hide=list(ctx.hide),
-            env=env,
-            network="gateway",
-            gateway_port=ctx.gateway_port,
-            gateway_route=ctx.route.path or None,
-            memory_mb=self.settings.memory_mb,
-            max_processes=self.settings.max_processes,
-            max_file_mb=self.settings.max_file_mb,
-        )
+        _, argv, spec = self.jailed(ctx)  # the task's environment too, as every CLI agent
         session = new_session(ctx, self.info.name, self.settings, self.preset.auth_method)
         run = run_jailed(
             ctx.sandbox,

@@ -251,7 +251,10 @@ class CliAgent(BaseAgent):
             "XDG_STATE_HOME": str(home / ".local" / "state"),
         }
 
-    def run(self, ctx: AgentContext) -> AgentOutcome:
+    def jailed(self, ctx: AgentContext) -> tuple[Invocation, list[str], SandboxSpec]:
+        """The agent's invocation, its full command line and the jail it runs in: its
+        program, install and settings paths read-only, the task's environment, only the
+        gateway on the network. Raises when it is not installed or has no model."""
         binary = self.binary_path()
         if binary is None:
             raise InfraError(self.available() or f"{self.info.name}: not installed")
@@ -275,6 +278,10 @@ class CliAgent(BaseAgent):
             max_processes=self.settings.max_processes,
             max_file_mb=self.settings.max_file_mb,
         )
+        return invocation, argv, spec
+
+    def run(self, ctx: AgentContext) -> AgentOutcome:
+        invocation, argv, spec = self.jailed(ctx)
         run = run_jailed(
             ctx.sandbox,
             argv,
