@@ -30,7 +30,7 @@ from localagentbench.results import (
     spend_rows,
     task_set_note,
 )
-from localagentbench.trajectory import CAUSE_NOTE, CauseBreakdown, cause_table, run_breakdown
+from localagentbench.trajectory import CAUSE_NOTE, CauseBreakdown, cause_table, causes_of
 
 __all__ = ["render", "tables"]
 
@@ -72,12 +72,9 @@ def _notes(table: Board) -> list[str]:
 
 
 def _causes(table: Board, runs: list[Run]) -> list[tuple[str, CauseBreakdown]]:
-    """Each configuration's failures by cause (`trajectory.run_breakdown`), by its label, in
+    """Each configuration's failures by cause (`trajectory.causes_of`), by its label, in
     the order of the other tables; the effective verdicts are the ones explained."""
-    by_run = {
-        run.run_id: run_breakdown(run.path, run.records, key=f"{run.fingerprint}|{run.regrade}")
-        for run in runs
-    }
+    by_run = {run.run_id: causes_of(run) for run in runs}
     return [
         (e.label, by_run[e.run_id][e.config_id])
         for e in table.entries

@@ -24,7 +24,7 @@ from localagentbench.results import (
     sort_entries,
 )
 from localagentbench.results import load_run as load_results
-from localagentbench.trajectory import CauseBreakdown, run_breakdown
+from localagentbench.trajectory import CauseBreakdown, causes_of
 
 __all__ = ["ReportRun", "Snapshot", "load_run", "load_snapshot", "run_entries", "safe_name"]
 
@@ -69,7 +69,7 @@ class ReportRun:
     spend: dict[str, ConfigSpend] = field(default_factory=dict)
     """config id -> cost, context and tool use (empty for a snapshot: it keeps no records)."""
     causes: dict[str, CauseBreakdown] = field(default_factory=dict)
-    """config id -> its failures by cause (`trajectory.run_breakdown`; empty for a snapshot)."""
+    """config id -> its failures by cause (`trajectory.causes_of`; empty for a snapshot)."""
 
     @property
     def key(self) -> str:
@@ -111,7 +111,7 @@ def load_run(
         spreads=kept.spreads,
         incidents=run.incidents(),
         records=run.records() if pages else [],
-        causes=run_breakdown(path, run.records, key=f"{run.fingerprint}|{run.regrade}"),
+        causes=causes_of(run),
         path=path,
         prices=table,
         spend=spend,

@@ -21,6 +21,7 @@ from localagentbench._io import atomic_write_text
 from localagentbench.agents import Trajectory
 from localagentbench.errors import LabError
 from localagentbench.records import RunDir, TrialRecord
+from localagentbench.results import Run
 from localagentbench.tasks import bundled_suite
 from localagentbench.trajectory._build import load_trajectory
 from localagentbench.trajectory._causes import (
@@ -37,6 +38,7 @@ __all__ = [
     "CAUSE_NOTE",
     "CauseBreakdown",
     "cause_table",
+    "causes_of",
     "failure_breakdown",
     "reference_files",
     "run_breakdown",
@@ -209,6 +211,12 @@ def run_breakdown(
     with contextlib.suppress(OSError):  # a read-only run: classified again next time
         atomic_write_text(path / CAUSES_CACHE, json.dumps(payload))
     return out
+
+
+def causes_of(run: Run) -> dict[str, CauseBreakdown]:
+    """`run_breakdown` of a loaded run: its effective verdicts, cached under its fingerprint
+    and regrade stamp (what its figures are cached under too)."""
+    return run_breakdown(run.path, run.records, key=f"{run.fingerprint}|{run.regrade}")
 
 
 def cause_table(breakdowns: Sequence[tuple[str, CauseBreakdown]]) -> list[dict[str, str]]:
