@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import sys
+import sysconfig
 import tempfile
 import threading
 import time
@@ -224,6 +225,7 @@ class _Builder:
             + [str(venv)],
             readonly=[uv.parent],
         )
+        _see_harness_packages(venv)
         target = ["--python", str(venv / "bin" / "python")]
         if python.requirements:
             listed = self.inputs / "requirements.txt"
@@ -341,3 +343,19 @@ class _Builder:
         raise EnvironmentBuildError(
             f"environment of {self.task.key} failed to build: {what}{tail}{fix}"
         )
+
+
+HARNESS_PTH = "lab-harness.pth"
+"""In a task's Python environment: the harness venv's site-packages, after the task's own."""
+
+
+def _see_harness_packages(venv: Path) -> None:
+    """A harness that runs in a venv keeps its packages (pytest, which grading runs) in the
+    venv's site-packages, which `--system-site-packages` does not reach (it names the base
+    interpreter's): list them in a `.pth` of the environment, so its interpreter sees them
+    after the task's own packages, as it sees the system's."""
+    if sys.prefix == sys.base_prefix:
+        return
+    paths = dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
+    for site in (venv / "lib").glob("python*/site-packages"):
+        (site / HARNESS_PTH).write_text("\n".join(paths) + "\n", encoding="utf-8")

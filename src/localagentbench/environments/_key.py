@@ -14,7 +14,7 @@ from localagentbench.tasks import Environment, Task
 
 __all__ = ["ENV_LAYOUT_VERSION", "env_dir", "env_key", "envs_root", "machine_fingerprint"]
 
-ENV_LAYOUT_VERSION = 1
+ENV_LAYOUT_VERSION = 2
 """Bumped when the folder's layout or the way it is built changes: every key changes."""
 
 
