@@ -498,6 +498,11 @@ class Service:
                 return ""
         return buffered.split(b"\n", 1)[0].decode(errors="replace")
 
+    @property
+    def pid(self) -> int:
+        """The child's process id."""
+        return self._proc.pid
+
     def alive(self) -> bool:
         """The child has not exited."""
         return self._proc.poll() is None

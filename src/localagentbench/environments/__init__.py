@@ -19,6 +19,7 @@ from localagentbench.environments._build import (
     view_of,
 )
 from localagentbench.environments._cache import BuiltEnv, list_envs, prune_envs, tree_size
+from localagentbench.environments._image import IMAGE_LABEL, ensure_image, image_tag, task_sandbox
 from localagentbench.environments._key import (
     env_dir,
     env_key,
@@ -29,6 +30,7 @@ from localagentbench.environments._key import (
 from localagentbench.environments._view import EnvView
 
 __all__ = [
+    "IMAGE_LABEL",
     "BUILDS_FILE",
     "BUILD_LOG",
     "BuiltEnv",
@@ -37,10 +39,13 @@ __all__ = [
     "env_dir",
     "env_key",
     "ensure",
+    "ensure_image",
     "envs_root",
+    "image_tag",
     "list_envs",
     "machine_fingerprint",
     "prune_envs",
+    "task_sandbox",
     "tree_size",
     "uv_binary",
     "view_of",

@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from localagentbench._io import atomic_write_text
-from localagentbench.environments import ensure
+from localagentbench.environments import ensure, task_sandbox
 from localagentbench.grading._baseline import PristineBaseline
 from localagentbench.grading._changes import made_no_change
 from localagentbench.grading._checks import CheckContext, run_check
@@ -102,7 +102,7 @@ def grade(
     ``go_seeds`` gives a Go task's grading HOMEs a copy of a build cache warmed on the
     pristine tree (see `grading._gocache`).
     """
-    sandbox = sandbox or select(None)
+    sandbox = task_sandbox(task, sandbox or select(None), cancel)  # a container task's own
     environment = ensure(task, sandbox, cancel=cancel)  # built once; an InfraError if it fails
     jail = GradingJail(
         sandbox, scratch / "home", tuple(hide), environment=environment, profile_dir=log_dir

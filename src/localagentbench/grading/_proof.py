@@ -28,13 +28,14 @@ from typing import Literal
 
 from localagentbench._env import grading_env
 from localagentbench._proc import ProcessResult, run_process
-from localagentbench.environments import EnvironmentBuildError, EnvView, ensure
+from localagentbench.environments import EnvironmentBuildError, EnvView, ensure, task_sandbox
 from localagentbench.grading._faults import ENV_FAULTS, classify_fault, install_hint
 from localagentbench.sandbox import (
     NoneSandbox,
     Sandbox,
     SandboxError,
     SandboxSpec,
+    SandboxUnavailableError,
     isolation_level,
     run_jailed,
     select,
@@ -156,6 +157,14 @@ def prove_fixture(
     fixture = task.fixture_dir
     if fixture is None:
         return None
+    try:
+        sandbox = task_sandbox(task, sandbox, cancel)
+    except SandboxUnavailableError as e:
+        hint = "apt-get install podman (or start docker), then run again"
+        return FixtureProof("env-fault", str(e), isolation_level(sandbox), hint)
+    except EnvironmentBuildError as e:
+        hint = "fix the Dockerfile (or build its base image here), then run again"
+        return FixtureProof("env-fault", str(e), isolation_level(sandbox), hint)
     try:
         environment = ensure(task, sandbox, cancel=cancel)
     except EnvironmentBuildError as e:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from localagentbench.agents import Agent, AgentContext, AgentOutcome
-from localagentbench.environments import ensure
+from localagentbench.environments import ensure, task_sandbox
 from localagentbench.gateway import TrialRoute, TrialStats
 from localagentbench.records import Tokens
 from localagentbench.runner._trial_env import TrialEnv, TrialPlan
@@ -73,7 +73,8 @@ def run_agent(plan: TrialPlan, env: TrialEnv, prepared: Prepared) -> AgentRun:
     at a cap, or times out; its disk budget watched the whole time."""
     task, agent = plan.task, env.agents[plan.config.id]
     dirs, watch, budget = prepared.dirs, prepared.watch, prepared.budget
-    limited = prepared.limiter.agent_sandbox(env.sandbox) if prepared.limiter else env.sandbox
+    own = task_sandbox(task, env.sandbox, env.cancel)  # a container task's container
+    limited = prepared.limiter.agent_sandbox(own) if prepared.limiter else own
     sandbox = ObservedSandbox(limited)  # this trial's jails, for their own counts
     route = _open_route(env, plan, agent, prepared)
     ctx = AgentContext(
@@ -89,7 +90,7 @@ def run_agent(plan: TrialPlan, env: TrialEnv, prepared: Prepared) -> AgentRun:
         hide=env.hide,
         cancel=env.cancel,
         stop=watch.stop,
-        environment=ensure(task, env.sandbox, cancel=env.cancel),
+        environment=ensure(task, own, cancel=env.cancel),
     )
     traffic: TrialStats | None = None
     started = time.monotonic()

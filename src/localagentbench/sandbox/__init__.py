@@ -29,6 +29,15 @@ from localagentbench.sandbox._cgroup import (
     TrialCgroup,
     detect,
 )
+from localagentbench.sandbox._container import (
+    CONTAINER_LABEL,
+    ENGINES,
+    ContainerSandbox,
+    Engine,
+    engine_env,
+    find_engine,
+    usable_engine,
+)
 from localagentbench.sandbox._landlock import LandlockSandbox
 from localagentbench.sandbox._launcher import SETUP_FAILED
 from localagentbench.sandbox._layout import package_root
@@ -62,7 +71,9 @@ from localagentbench.sandbox._wrapped import Wrapped
 
 __all__ = [
     "BACKENDS",
+    "CONTAINER_LABEL",
     "CONTROLLERS",
+    "ENGINES",
     "NOBODY_UID",
     "SETUP_FAILED",
     "TEST_INFRA_PATTERNS",
@@ -70,6 +81,8 @@ __all__ = [
     "BwrapSandbox",
     "CgroupRoot",
     "CgroupSupport",
+    "ContainerSandbox",
+    "Engine",
     "FileChange",
     "JailedRun",
     "LandlockSandbox",
@@ -90,6 +103,8 @@ __all__ = [
     "Wrapped",
     "available_backends",
     "detect",
+    "engine_env",
+    "find_engine",
     "isolation_level",
     "package_root",
     "run_jailed",
@@ -97,4 +112,5 @@ __all__ = [
     "self_test",
     "store_profile",
     "tamper_report",
+    "usable_engine",
 ]

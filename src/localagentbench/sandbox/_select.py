@@ -11,6 +11,7 @@ from typing import Literal
 from localagentbench import _platform
 from localagentbench._proc import run_process
 from localagentbench.sandbox._bwrap import BwrapSandbox, find_bwrap
+from localagentbench.sandbox._container import ENGINES, ContainerSandbox, find_engine
 from localagentbench.sandbox._kernel import landlock_abi
 from localagentbench.sandbox._landlock import LandlockSandbox
 from localagentbench.sandbox._none import NONE_WARNING, NoneSandbox
@@ -124,12 +125,17 @@ def select(preferred: str | None = None) -> Sandbox:
     A named backend that does not work raises `SandboxUnavailableError` with the reason; the
     fallback to none logs a loud warning.
     """
+    if preferred in ENGINES:
+        # Container engines run the tasks that ship a container; `task_sandbox` gives the
+        # others the best host sandbox.
+        return ContainerSandbox(find_engine(preferred))
     if preferred is not None:
         if preferred not in BACKENDS:
-            close = difflib.get_close_matches(preferred, BACKENDS, n=1, cutoff=0.5)
+            names = (*BACKENDS, *ENGINES)
+            close = difflib.get_close_matches(preferred, names, n=1, cutoff=0.5)
             hint = f"; did you mean {close[0]}?" if close else ""
             raise SandboxError(
-                f"unknown sandbox {preferred!r}: choose one of {', '.join(BACKENDS)}{hint}"
+                f"unknown sandbox {preferred!r}: choose one of {', '.join(names)}{hint}"
             )
         status = _status(preferred)
         if not status.available:

@@ -43,6 +43,7 @@ __all__ = [
     "TaskCalibration",
     "calibration_paths",
     "calibrate",
+    "container_context",
     "flagged_task_keys",
     "load_calibration",
     "save_calibration",
@@ -154,7 +155,19 @@ def task_digest(task: Task) -> str:
         go = task.environment.go
         if go is not None and go.proxy is not None and task.resolve(go.proxy).exists():
             _hash_tree(h, task.resolve(go.proxy), "environment:go.proxy")
+    if task.container is not None and task.container.dockerfile is not None:
+        _hash_tree(h, container_context(task), "container:context")
+        _hash_tree(h, task.resolve(task.container.dockerfile), "container:dockerfile")
     return h.hexdigest()
+
+
+def container_context(task: Task) -> Path:
+    """The build context of a task's Dockerfile: ``container.context``, or its folder."""
+    assert task.container is not None
+    assert task.container.dockerfile is not None
+    if task.container.context is not None:
+        return task.resolve(task.container.context)
+    return task.resolve(task.container.dockerfile).parent
 
 
 def _cache_file(tasks_dir: Path) -> Path:

@@ -58,6 +58,10 @@ def material_fields(task: Task) -> list[tuple[str, str]]:
             found.append(("environment.node.lockfile", env.node.lockfile))
         if env.go is not None and env.go.proxy is not None:
             found.append(("environment.go.proxy", env.go.proxy))
+    if task.container is not None:
+        for name in ("dockerfile", "context"):
+            if (written := getattr(task.container, name)) is not None:
+                found.append((f"container.{name}", written))
     return found
 
 

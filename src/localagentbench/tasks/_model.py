@@ -345,6 +345,29 @@ class Environment(_Strict):
         return found
 
 
+class Container(_Strict):
+    """The image the task runs in (Terminal-Bench and Harbor material): the agent and every
+    grading command run in a fresh container of it, under ``--sandbox podman`` or
+    ``docker`` (chosen automatically when the run names no container engine). Give exactly
+    one of ``dockerfile`` (built once per task version and machine, and cached) or
+    ``image`` (an image already on this machine: nothing is pulled)."""
+
+    dockerfile: str | None = None
+    """A Dockerfile in the task folder (relative to the task file)."""
+    context: str | None = None
+    """The build context (relative to the task file); default: the Dockerfile's folder."""
+    image: str | None = None
+    """A local image name, e.g. ``localhost/my-base:1``."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Container:
+        if (self.dockerfile is None) == (self.image is None):
+            raise ValueError("give exactly one of dockerfile or image")
+        if self.context is not None and self.dockerfile is None:
+            raise ValueError("context goes with dockerfile")
+        return self
+
+
 _KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "command": ("command",),
     "contains": ("value",),
@@ -467,6 +490,9 @@ class Task(_Strict):
     """Per-trial limits (memory_mb, cpus, pids, disk_mb, files); see `Resources`."""
     environment: Environment | None = None
     """Packages and set-up the task's code needs; see `Environment`."""
+    container: Container | None = None
+    """The image the task runs in; see `Container`. Not with ``environment`` (the
+    Dockerfile installs what the task needs)."""
     provenance: Provenance | None = None
     """Imported or generated tasks: where the material came from."""
     notes: str | None = None
@@ -489,6 +515,15 @@ class Task(_Strict):
             inherited = {k: oracle[k] for k in ("command", "timeout_s") if k in oracle}
             heldout = {**inherited, **heldout}
         return data if heldout is data.get("heldout") else {**data, "heldout": heldout}
+
+    @model_validator(mode="after")
+    def _container_alone(self) -> Task:
+        if self.container is not None and self.environment is not None:
+            raise ValueError(
+                "give container or environment, not both (install the task's packages in its "
+                "Dockerfile)"
+            )
+        return self
 
     @field_validator("category")
     @classmethod
