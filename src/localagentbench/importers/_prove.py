@@ -55,6 +55,8 @@ class Candidate:
     """Copied to ``<id>/heldout/``."""
     item: str = ""
     """What it was made from, for the report (default: the id)."""
+    extra: dict[str, Path] = field(default_factory=dict)
+    """More folders of task material: ``{"container": DIR}`` is copied to ``<id>/container/``."""
 
     @property
     def task_id(self) -> str:
@@ -116,6 +118,8 @@ def _stage(candidate: Candidate, root: Path) -> Path:
     copy_tree(candidate.repo, folder / "repo")
     if candidate.heldout is not None:
         copy_tree(candidate.heldout, folder / "heldout")
+    for name, source in candidate.extra.items():
+        copy_tree(source, folder / name)
     (folder / "solution.patch").write_text(candidate.patch, encoding="utf-8")
     (folder / "task.yaml").write_text(task_yaml(candidate.data), encoding="utf-8")
     return folder

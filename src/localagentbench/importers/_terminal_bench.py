@@ -30,7 +30,7 @@ import yaml
 
 from localagentbench import __version__
 from localagentbench._proc import run_process
-from localagentbench.environments import EnvironmentBuildError
+from localagentbench.environments import EnvironmentBuildError, task_sandbox
 from localagentbench.errors import ConfigError
 from localagentbench.grading import GradingJail, default_sandbox
 from localagentbench.importers._deps import build_project_environment
@@ -44,7 +44,15 @@ from localagentbench.importers._tests import (
     run_tests,
     split_ids,
 )
-from localagentbench.sandbox import Sandbox, select
+from localagentbench.sandbox import (
+    ENGINES,
+    Engine,
+    Sandbox,
+    SandboxUnavailableError,
+    select,
+    usable_engine,
+)
+from localagentbench.tasks import Task
 
 __all__ = ["import_terminal_bench"]
 
@@ -55,6 +63,8 @@ _STOCK_IMAGES = re.compile(
 """Base images that add nothing a task needs beyond a shell and Python (what the sandbox has)."""
 
 TEST_COMMAND = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
+CONTAINER_TEST_COMMAND = ["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
+"""In a task's own image: ``python3`` is what Debian-based images have (python:* too)."""
 
 
 class Unfit(Exception):
@@ -181,11 +191,17 @@ def _run_line(line: str, requirements: list[str]) -> None:
         raise Unfit("needs a container", f"needs Docker image built with `{line[:80]}`")
 
 
-def _fixture_files(task: _Folder, requirements: list[str] | None = None) -> list[tuple[Path, str]]:
+def _fixture_files(
+    task: _Folder, requirements: list[str] | None = None, *, container: bool = False
+) -> list[tuple[Path, str]]:
     """(source, path in the workspace) of what the Dockerfile copies into its WORKDIR, or
     Unfit naming what the task needs that the sandbox does not give. ``RUN`` lines that
-    only install packages are allowed (see `_run_line`); pip's go into ``requirements``."""
+    only install packages are allowed (see `_run_line`); pip's go into ``requirements``.
+    With ``container`` the task runs in its own image: every ``RUN`` and any base image is
+    the image's business, and only the files copied into the WORKDIR are read."""
     if task.image:
+        if container:
+            return []
         raise Unfit("needs a container", f"needs Docker image {task.image}")
     compose = task.environment / "docker-compose.yaml"
     if compose.is_file():
@@ -207,17 +223,22 @@ def _fixture_files(task: _Folder, requirements: list[str] | None = None) -> list
         word, _, rest = line.partition(" ")
         word, rest = word.upper(), rest.strip()
         if word == "FROM":
-            image = rest.split()[0]
-            if not _STOCK_IMAGES.match(image):
+            image = next((w for w in rest.split() if not w.startswith("--")), "")
+            if not container and not _STOCK_IMAGES.match(image):
                 raise Unfit("needs a container", f"needs Docker image {image}")
         elif word == "WORKDIR":
             workdir = rest
         elif word in ("COPY", "ADD"):
-            parts = [p for p in shlex.split(rest) if not p.startswith("--")]
+            words = shlex.split(rest)
+            if container and any(w.startswith("--from") for w in words):
+                continue  # from another build stage: the image's own
+            parts = [p for p in words if not p.startswith("--")]
             *sources, target = parts
             if not target.startswith("/"):
                 target = f"{workdir.rstrip('/')}/{target}"
             if not (target == workdir or target.startswith(workdir.rstrip("/") + "/")):
+                if container:
+                    continue  # outside the workspace: part of the image
                 raise Unfit("needs a container", f"copies files to {target}, outside {workdir}")
             relative = target[len(workdir) :].strip("/")
             for source in sources:
@@ -232,8 +253,9 @@ def _fixture_files(task: _Folder, requirements: list[str] | None = None) -> list
         elif word in ("ENV", "CMD", "ENTRYPOINT", "LABEL", "USER", "ARG", "EXPOSE", "SHELL"):
             continue
         elif word == "RUN":
-            _run_line(line, requirements if requirements is not None else [])
-        else:
+            if not container:
+                _run_line(line, requirements if requirements is not None else [])
+        elif not container:
             raise Unfit("needs a container", f"needs Docker image built with `{line[:80]}`")
     return files
 
@@ -250,9 +272,71 @@ def _difficulty(value: str) -> str:
     return value if value in ("easy", "medium", "hard") else "medium"
 
 
-def _build(task: _Folder, scratch: Path, source: dict[str, str | None], box: Sandbox) -> Candidate:
+_ANSWERS = ("tests", "solution", "solution.sh", "run-tests.sh", "task.yaml", "task.toml")
+"""What a Terminal-Bench task folder holds besides its build context: never put in an image
+(the agent could read the held-out tests and the solution there)."""
+
+
+def _container_material(task: _Folder, into: Path) -> dict[str, str]:
+    """Copy the task's build context to ``into`` (answers left out) and return the task's
+    ``container`` section."""
+    if task.image:
+        return {"image": task.image}
+    into.mkdir()
+    for path in sorted(task.environment.iterdir()):
+        if path.name in _ANSWERS or path.name.startswith("."):
+            continue
+        if path.is_dir():
+            copy_tree(path, into / path.name)
+        else:
+            shutil.copy2(path, into / path.name)
+    return {"dockerfile": "container/Dockerfile"}
+
+
+def _container_box(task_id: str, spec: dict[str, str], scratch: Path, box: Sandbox) -> Sandbox:
+    """The task's container (its image built here, once: `verify` and trials reuse it), or
+    Unfit saying why it cannot be had."""
+    draft = Task.model_validate(
+        {
+            "id": task_id,
+            "title": task_id,
+            "prompt": "-",
+            "difficulty": "medium",
+            "category": "feature",
+            "language": "shell",
+            "repo": {"type": "fixture", "path": "repo"},
+            "oracle": {"command": [["true"]]},
+            "container": spec,
+        }
+    )
+    draft._file = scratch / "task.yaml"
+    try:
+        return task_sandbox(draft, box)
+    except SandboxUnavailableError as e:
+        raise Unfit("needs a container", str(e)) from None
+    except EnvironmentBuildError as e:
+        raise Unfit("image does not build", str(e)) from None
+
+
+def _build(
+    task: _Folder,
+    scratch: Path,
+    source: dict[str, str | None],
+    box: Sandbox,
+    engine: Engine | None = None,
+) -> Candidate:
     requirements: list[str] = []
-    files = _fixture_files(task, requirements)
+    container = False
+    try:
+        files = _fixture_files(task, requirements)
+    except Unfit as e:
+        if e.reason != "needs a container" or engine is None:
+            raise
+        # Its own image, where a container engine works here (services still do not fit).
+        requirements, container = [], True
+        files = _fixture_files(task, container=True)
+    slug = re.sub(r"[^a-z0-9]+", "-", task.name.lower()).strip("-")
+    test_command = CONTAINER_TEST_COMMAND if container else TEST_COMMAND
     if not task.solution.is_file():
         raise Unfit("no solution", f"{task.solution.name} is missing")
     tests = sorted(task.tests.glob("test_*.py")) if task.tests.is_dir() else []
@@ -282,6 +366,13 @@ def _build(task: _Folder, scratch: Path, source: dict[str, str | None], box: San
     copy_tree(repo, after)
     environment = {"python": {"requirements": requirements}} if requirements else None
     view = None
+    extra: dict[str, Path] = {}
+    container_spec: dict[str, str] | None = None
+    if container:
+        container_spec = _container_material(task, scratch / "container")
+        if "dockerfile" in container_spec:
+            extra["container"] = scratch / "container"
+        box = _container_box(f"tb-{slug}", container_spec, scratch, box)
     if environment is not None:
         try:
             view = build_project_environment(repo, environment, box)
@@ -307,17 +398,16 @@ def _build(task: _Folder, scratch: Path, source: dict[str, str | None], box: San
     for tree, base in ((before, repo), (graded, after)):
         copy_tree(base, tree)
         copy_tree(heldout, tree)
-    ran_after = run_tests(graded, TEST_COMMAND, task.test_timeout, view, sandbox=box)
+    ran_after = run_tests(graded, test_command, task.test_timeout, view, sandbox=box)
     if not ran_after.passed or ran_after.report is None:
         raise Unfit("tests fail after the solution", ran_after.tail())
     f2p, p2p = split_ids(
         "pytest",
-        run_tests(before, TEST_COMMAND, task.test_timeout, view, sandbox=box).report,
+        run_tests(before, test_command, task.test_timeout, view, sandbox=box).report,
         ran_after.report,
     )
     if not f2p:
         raise Unfit("tests already pass", "every test passes before the solution")
-    slug = re.sub(r"[^a-z0-9]+", "-", task.name.lower()).strip("-")
     prompt = _localise(task.instruction.strip()) + (
         "\n\nWork in the current directory (the task's `/app`); paths above are relative to it.\n"
     )
@@ -332,12 +422,13 @@ def _build(task: _Folder, scratch: Path, source: dict[str, str | None], box: San
         "project": f"terminal-bench-{slug}",
         "repo": {"type": "fixture", "path": "repo"},
         "oracle": {"command": [["true"]], "timeout_s": 30},
-        "heldout": {"path": "heldout", "command": TEST_COMMAND, "timeout_s": task.test_timeout},
+        "heldout": {"path": "heldout", "command": test_command, "timeout_s": task.test_timeout},
         "fail_to_pass": f2p,
         **({"pass_to_pass": p2p} if p2p else {}),
         "reference": "solution.patch",
         "timeout_s": task.agent_timeout,
         **({"environment": environment} if environment else {}),
+        **({"container": container_spec} if container_spec else {}),
         "provenance": {
             **source,
             "tool": f"localagentbench {__version__} import terminal-bench",
@@ -347,7 +438,13 @@ def _build(task: _Folder, scratch: Path, source: dict[str, str | None], box: San
         "/app and /tests rewritten to the workspace; the tests are all held out; the "
         "reference is the solution script's effect on the fixture.",
     }
-    return Candidate(data, repo, git_patch(repo, after), heldout, task.name)
+    if container:
+        data["notes"] += (
+            " Runs in its own image (container sandbox), built from the task's Dockerfile."
+            if "dockerfile" in (container_spec or {})
+            else f" Runs in the image {task.image} (container sandbox)."
+        )
+    return Candidate(data, repo, git_patch(repo, after), heldout, task.name, extra)
 
 
 def task_folders(root: Path) -> list[Path]:
@@ -386,13 +483,17 @@ def import_terminal_bench(
     result = ImportResult(out=out) if result is None else result
     source = source_info(root)
     candidates = []
-    box = default_sandbox() if sandbox is None else select(sandbox)
+    box = default_sandbox() if sandbox is None or sandbox in ENGINES else select(sandbox)
+    try:  # tasks that need their own image convert where an engine works here
+        engine: Engine | None = usable_engine(sandbox if sandbox in ENGINES else None)
+    except SandboxUnavailableError:
+        engine = None
     with jail_scratch("lab-tbench-") as tmp:
         for folder in folders:
             scratch = tmp / folder.name
             scratch.mkdir()
             try:
-                candidates.append(_build(_read(folder), scratch, source, box))
+                candidates.append(_build(_read(folder), scratch, source, box, engine))
             except (Unfit, UnicodeDecodeError) as e:
                 reason, detail = (
                     (e.reason, e.detail) if isinstance(e, Unfit) else ("unreadable file", str(e))
