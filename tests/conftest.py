@@ -331,3 +331,56 @@ def smollm2() -> Iterator[Path]:
         _missing(f"cannot fetch smollm2-135m from the registry: {e}")
     yield path
     SERVERS.stop_all()
+
+
+CONTAINER_BASE = "localhost/localagentbench-test-base:bookworm"
+"""The base image the container tests build their task images from (nothing is pulled)."""
+
+
+def _no_containers(reason: str) -> None:
+    """Skip with the reason, or fail where CI promises containers (LAB_REQUIRE_CONTAINERS)."""
+    if os.environ.get("LAB_REQUIRE_CONTAINERS") == "1":
+        pytest.fail(f"{reason} (LAB_REQUIRE_CONTAINERS=1)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def container_base() -> tuple[Any, str]:
+    """(a working podman engine, a minimal Debian image built here): the image is a
+    ``debootstrap --variant=minbase`` root filesystem imported into podman, made once per
+    machine (kept in podman's storage). No image can be pulled from a hub here."""
+    from localagentbench._proc import run_process
+    from localagentbench.sandbox import SandboxUnavailableError, engine_env, find_engine
+
+    try:
+        engine = find_engine("podman")
+    except SandboxUnavailableError as e:
+        _no_containers(str(e))
+    env = engine_env()
+    if run_process(engine.command("image", "exists", CONTAINER_BASE), env=env).ok:
+        return engine, CONTAINER_BASE
+    debootstrap = shutil.which("debootstrap") or (
+        "/usr/sbin/debootstrap" if Path("/usr/sbin/debootstrap").exists() else None
+    )
+    if debootstrap is None or os.geteuid() != 0:
+        _no_containers(
+            f"no {CONTAINER_BASE} and no way to make it (needs root and debootstrap: "
+            "apt-get install debootstrap)"
+        )
+    mirror = os.environ.get("LAB_DEBIAN_MIRROR", "http://deb.debian.org/debian")
+    with tempfile.TemporaryDirectory(prefix="lab-base-") as tmp:
+        root = Path(tmp) / "root"
+        made = run_process(
+            [str(debootstrap), "--variant=minbase", "bookworm", str(root), mirror],
+            timeout_s=900,
+        )
+        if not made.ok:
+            _no_containers(f"debootstrap failed: {(made.stderr or made.stdout).strip()[-300:]}")
+        tarball = Path(tmp) / "root.tar"
+        packed = run_process(["tar", "-C", str(root), "-cf", str(tarball), "."], timeout_s=300)
+        assert packed.ok, packed.stderr
+        imported = run_process(
+            engine.command("import", str(tarball), CONTAINER_BASE), env=env, timeout_s=300
+        )
+        assert imported.ok, imported.stderr
+    return engine, CONTAINER_BASE

@@ -7,6 +7,19 @@ import yaml
 from tests.importers._tbench import harbor_task, terminal_bench_task
 
 from localagentbench.importers import import_terminal_bench
+from localagentbench.sandbox import SandboxUnavailableError
+
+
+@pytest.fixture(autouse=True)
+def no_container_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about the host sandbox: as on a machine without podman or docker
+    (tests/importers/test_terminal_bench_container.py has the container path)."""
+
+    def none_here(preferred: str | None = None) -> None:
+        raise SandboxUnavailableError("no container engine in this test")
+
+    monkeypatch.setattr("localagentbench.importers._terminal_bench.usable_engine", none_here)
+
 
 NEEDS = {
     "apt": (

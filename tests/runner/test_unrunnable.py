@@ -21,6 +21,7 @@ import yaml
 
 from localagentbench.records import RunDir
 from localagentbench.runner import RunOptions, _toolchain, configuration_from_cli, execute
+from localagentbench.sandbox import SandboxUnavailableError
 from localagentbench.tasks import bundled_suite
 
 Cli = Callable[..., tuple[int, str, str]]
@@ -192,3 +193,32 @@ def test_the_bundled_suite_has_go_and_node_tasks() -> None:
     """The tests above hide real toolchains of real bundled tasks."""
     ids = {p.name for p in bundled_suite().iterdir() if p.is_dir()}
     assert {"go-ini-quoted", "js-csv-quoted", "py-calib-titlecase"} <= ids
+
+
+def test_a_container_task_without_an_engine_is_unrunnable_with_the_install_hint(
+    cli: Cli, tmp_path: Path, make_task: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A task that ships a Dockerfile on a machine with neither podman nor docker: listed
+    as not run (the reason and `apt-get install podman`), the other task runs and counts."""
+    boxed = make_task("boxed-add", container={"dockerfile": "container/Dockerfile"})
+    (boxed / "container").mkdir()
+    (boxed / "container" / "Dockerfile").write_text("FROM localhost/base:1\n")
+    make_task("plain-add")
+
+    def none_here(preferred: str | None = None) -> None:
+        raise SandboxUnavailableError("needs a container sandbox and none works here: test")
+
+    monkeypatch.setattr("localagentbench.environments._image.usable_engine", none_here)
+    out = tmp_path / "run"
+    code, _, err = cli(
+        "run", "--tasks", str(tmp_path / "suite"), "--agent", "mock", "--mock-behavior",
+        "solve", "--out", str(out),
+    )  # fmt: skip
+    assert code == 0, err
+    assert "skipped 1 unrunnable task(s) (boxed-add)" in err
+    assert "needs a container sandbox" in err
+    assert "apt-get install podman" in err
+    run = RunDir(out)
+    assert [r.task_id for r in run.records()] == ["plain-add"]
+    [unrunnable] = run.read_info().unrunnable
+    assert unrunnable.id == "boxed-add"

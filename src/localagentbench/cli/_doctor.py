@@ -60,7 +60,12 @@ def doctor(
     from localagentbench.gateway import BackendUnavailable, probe
     from localagentbench.gateway.llamacpp import INSTALL_HINT, models_dir, runtime_version
     from localagentbench.runner import host_info
-    from localagentbench.sandbox import available_backends
+    from localagentbench.sandbox import (
+        ENGINES,
+        SandboxUnavailableError,
+        available_backends,
+        find_engine,
+    )
 
     out = console()
     if probe_model is not None:
@@ -118,6 +123,20 @@ def doctor(
                 f"{status.reason}, but a real jail failed at step {failed.name!r}: {failed.detail}",
                 "sandbox",
             )
+    for engine in ENGINES:
+        try:
+            found = find_engine(engine)
+        except SandboxUnavailableError as e:
+            line(
+                "-",
+                f"container:{engine}",
+                f"{e} (tasks that ship a Dockerfile need one)",
+                "sandbox",
+            )
+        else:
+            flags = f", {' '.join(found.flags)}" if found.flags else ""
+            detail = f"{found.binary} {found.version}{flags}: runs tasks that ship a Dockerfile"
+            line(True, f"container:{engine}", detail, "sandbox")
     if not best_works:
         line(False, "isolation", f"runs would use {best.name}, which does not work here", "sandbox")
     elif best.name == "none":

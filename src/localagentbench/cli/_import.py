@@ -34,7 +34,12 @@ OutOpt = Annotated[
 SandboxOpt = Annotated[
     str | None,
     typer.Option(
-        "--sandbox", help="bwrap | landlock | seatbelt | none (default: the best that works)."
+        "--sandbox",
+        help=(
+            "bwrap | landlock | seatbelt | none, or podman | docker for tasks that ship a "
+            "Dockerfile (default: the best that works; such tasks use the first engine "
+            "that works)."
+        ),
     ),
 ]
 RepeatOpt = Annotated[

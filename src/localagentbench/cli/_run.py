@@ -215,7 +215,11 @@ def run(
         typer.Option(
             "--sandbox",
             metavar="NAME",
-            help="bwrap | landlock | seatbelt | none (default: the best that works).",
+            help=(
+                "bwrap | landlock | seatbelt | none, or podman | docker for tasks that ship a "
+                "Dockerfile (default: the best that works; such tasks use the first engine "
+                "that works)."
+            ),
         ),
     ] = None,
     require_all: Annotated[

@@ -53,7 +53,12 @@ def check(
     sandbox: Annotated[
         str | None,
         typer.Option(
-            "--sandbox", help="bwrap | landlock | seatbelt | none (default: the best that works)."
+            "--sandbox",
+            help=(
+                "bwrap | landlock | seatbelt | none, or podman | docker for tasks that ship a "
+                "Dockerfile (default: the best that works; such tasks use the first engine "
+                "that works)."
+            ),
         ),
     ] = None,
 ) -> None:
@@ -265,7 +270,12 @@ def verify(
     sandbox: Annotated[
         str | None,
         typer.Option(
-            "--sandbox", help="bwrap | landlock | seatbelt | none (default: the best that works)."
+            "--sandbox",
+            help=(
+                "bwrap | landlock | seatbelt | none, or podman | docker for tasks that ship a "
+                "Dockerfile (default: the best that works; such tasks use the first engine "
+                "that works)."
+            ),
         ),
     ] = None,
 ) -> None:

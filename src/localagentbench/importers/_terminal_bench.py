@@ -484,10 +484,12 @@ def import_terminal_bench(
     source = source_info(root)
     candidates = []
     box = default_sandbox() if sandbox is None or sandbox in ENGINES else select(sandbox)
-    try:  # tasks that need their own image convert where an engine works here
-        engine: Engine | None = usable_engine(sandbox if sandbox in ENGINES else None)
-    except SandboxUnavailableError:
-        engine = None
+    engine: Engine | None = None
+    if sandbox is None or sandbox in ENGINES:  # a named host sandbox: only what fits it
+        try:  # tasks that need their own image convert where an engine works here
+            engine = usable_engine(sandbox)
+        except SandboxUnavailableError:
+            engine = None
     with jail_scratch("lab-tbench-") as tmp:
         for folder in folders:
             scratch = tmp / folder.name

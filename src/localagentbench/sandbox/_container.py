@@ -235,7 +235,9 @@ class ContainerSandbox:
         args = self.engine.command("run", "--name", name, "--label", f"{CONTAINER_LABEL}=1")
         if self.engine.name == "podman":
             args += ["--pull", "never"]
-        args += ["--init", "--log-driver", "none", "--hostname", "lab-jail"]
+        # No --init: a missing program must fail the container's start (the engine's record
+        # says so), where an init would start and exit 1 as any command may.
+        args += ["--log-driver", "none", "--hostname", "lab-jail"]
         args += ["--cap-drop", "ALL", "--security-opt", "no-new-privileges"]
         args += self.engine.ulimits(spec.max_processes)
         if spec.max_file_mb is not None:
