@@ -3,11 +3,19 @@ progress line per batch when piped, and a closing line counting the folders by r
 
 from __future__ import annotations
 
+import io
+import os
 import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
-from tests.importers._tbench import many_folders
+from tests.importers._tbench import harbor_task, many_folders
 
+import localagentbench
+from localagentbench.cli import line_buffered
 from localagentbench.importers import ImportResult, import_terminal_bench
 
 SUMMARY = re.compile(
@@ -49,9 +57,16 @@ def test_a_thousand_cheap_rejects_are_counted_batch_by_batch(tmp_path, cli) -> N
     )
     assert code == 1  # nothing written, something turned down
     progress = [line for line in stderr.splitlines() if line.startswith("[")]
+    rejected = [line for line in stderr.splitlines() if line.startswith("rejected task-")]
+    assert len(progress) + len(rejected) == len(stderr.splitlines())  # a YAML error: one line
+    assert len(rejected) == 1000
     assert len(progress) == 250  # batches of 4 folders (2 * --concurrency 2)
-    assert progress[0].startswith("[4/1000 folders] 0 imported, 4 rejected; batch 1 took")
-    assert progress[-1].startswith("[1000/1000 folders] 0 imported, 1000 rejected; batch 250")
+    assert progress[0].startswith(
+        "[4/1000 folders] 0 imported, 4 rejected; batch 1: nothing to prove, "
+    )
+    assert progress[-1].startswith(
+        "[1000/1000 folders] 0 imported, 1000 rejected; batch 250: nothing"
+    )
     [summary] = [line for line in stdout.splitlines() if SUMMARY.match(line)]
     looked, written, rejected, counts = SUMMARY.match(summary).groups()
     assert (int(looked), int(written), int(rejected)) == (1000, 0, 1000)
@@ -95,3 +110,39 @@ def test_a_thousand_folders_with_real_tasks_import_as_they_are_proven(tmp_path) 
             for reason, n in sorted(expected.items(), key=lambda kv: (-kv[1], kv[0]))
         )
     )
+
+
+def test_output_is_line_buffered_when_piped(monkeypatch) -> None:
+    piped = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdout", piped)
+    assert not piped.line_buffering
+    line_buffered()
+    assert piped.line_buffering
+
+
+def test_the_first_progress_line_arrives_while_the_import_runs(tmp_path) -> None:
+    """Through a pipe, the first batch's line is read while a later folder's solution
+    script still runs (it sleeps); a SIGTERM then stops the import cleanly."""
+    many_folders(tmp_path / "tasks", 4)
+    slow = harbor_task(tmp_path / "tasks")
+    (slow / "solution" / "solve.sh").write_text("sleep 60\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "localagentbench", "import", "terminal-bench"]
+        + [str(tmp_path / "tasks"), "--out", str(tmp_path / "suite")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(localagentbench.__file__).parents[1])},
+    )
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()
+        assert first.startswith("[4/5 folders] 0 imported, 4 rejected; batch 1:"), first
+        assert proc.poll() is None  # the sleeping solution still runs
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 143, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()

@@ -50,8 +50,9 @@ ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Trial
 
 def _print_rejections(result: ImportResult) -> None:
     for rejected in result.rejected:
+        detail = " ".join(rejected.detail.split())  # one line, whatever the tool printed
         err_console().print(
-            f"rejected {rejected.item}: {rejected.reason}: {rejected.detail}",
+            f"rejected {rejected.item}: {rejected.reason}: {detail}",
             markup=False,
             soft_wrap=True,
         )
@@ -135,6 +136,8 @@ class ImportProgressLine:
         self._counts = ""
         self._batches = 0
         self._batch_began = clock()
+        self._proved = ""
+        """The batch's proving step, if it had candidates (for the plain line)."""
 
     def __enter__(self) -> ImportProgressLine:
         return self
@@ -164,6 +167,8 @@ class ImportProgressLine:
 
     def doing(self, line: str) -> None:
         self._now = line
+        if line.startswith("proving "):
+            self._proved = line
         self._show()
 
     def wrote(self, task_id: str) -> None:
@@ -174,18 +179,20 @@ class ImportProgressLine:
     def batch_done(self, looked: int, total: int, result: ImportResult) -> None:
         self._batches += 1
         self._counts = f"{len(result.written)} imported, {len(result.rejected)} rejected"
+        if looked == total:
+            self._now = "done"
         if self._bar is not None:
             self._show(completed=looked)
             return
         took = self.clock() - self._batch_began
         self.console.print(
-            f"[{looked}/{total} {self.noun}] {self._counts}; batch {self._batches} "
-            f"took {took:.1f}s, last: {self._now}",
+            f"[{looked}/{total} {self.noun}] {self._counts}; batch {self._batches}: "
+            f"{self._proved or 'nothing to prove'}, {took:.1f}s",
             markup=False,
             highlight=False,
             soft_wrap=True,
         )
-        self._batch_began = self.clock()
+        self._batch_began, self._proved = self.clock(), ""
 
     def stop(self) -> None:
         if self._bar is not None:
