@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from tests.importers._tbench import harbor_task, many_folders
 
 import localagentbench
@@ -101,6 +102,8 @@ def test_a_thousand_folders_with_real_tasks_import_as_they_are_proven(tmp_path) 
     after_first = next(looked for i, (looked, *_) in batches if i > wrote[0])
     assert after_first == 336
     assert ("doing", "proving 1 task(s): task-0333") in heard.events
+    task = yaml.safe_load((tmp_path / "suite" / "tb-task-0333" / "task.yaml").read_text())
+    assert (task["language"], task["category"]) == ("shell", "data")  # wc; file-operations
     summary = result.summary("folders", "Terminal-Bench")
     assert summary.startswith("1000 folders: 2 Terminal-Bench task(s) written to ")
     assert summary.endswith(

@@ -41,6 +41,7 @@ from localagentbench.importers._prove import (
     prove_in_batches,
 )
 from localagentbench.importers._source import source_info
+from localagentbench.importers._tb_meta import base_image, category_of, language_of
 from localagentbench.importers._tests import (
     OUTPUT_CAP,
     copy_tree,
@@ -212,7 +213,7 @@ def _fixture_files(task: _Folder, requirements: list[str] | None = None) -> list
         word, _, rest = line.partition(" ")
         word, rest = word.upper(), rest.strip()
         if word == "FROM":
-            image = rest.split()[0]
+            image = base_image(rest)
             if not _STOCK_IMAGES.match(image):
                 raise Unfit("needs a container", f"needs Docker image {image}")
         elif word == "WORKDIR":
@@ -332,8 +333,8 @@ def _build(task: _Folder, scratch: Path, source: dict[str, str | None], box: San
         "title": f"Terminal-Bench: {task.name}",
         "prompt": prompt,
         "difficulty": _difficulty(task.difficulty),
-        "category": "cli",
-        "language": "shell",
+        "category": category_of(task.category),
+        "language": language_of(task.environment / "Dockerfile", repo, task.solution, task.tests),
         "project": f"terminal-bench-{slug}",
         "repo": {"type": "fixture", "path": "repo"},
         "oracle": {"command": [["true"]], "timeout_s": 30},
