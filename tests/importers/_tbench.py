@@ -65,3 +65,52 @@ def terminal_bench_task(root: Path, name: str, dockerfile: str) -> Path:
         },
     )
     return folder
+
+
+CHEAP_REJECTS: dict[str, tuple[str, dict[str, str]]] = {
+    "no instruction": ("no instruction", {"task.yaml": "difficulty: easy\n"}),
+    "custom image": (
+        "needs a container",
+        {
+            "task.yaml": "instruction: Do it.\n",
+            "Dockerfile": "FROM ghcr.io/someone/db-with-fixtures:3\nWORKDIR /app\n",
+            "solution.sh": "true\n",
+        },
+    ),
+    "prebuilt image": (
+        "needs a container",
+        {
+            "task.toml": '[environment]\ndocker_image = "ghcr.io/someone/prebuilt:1"\n',
+            "instruction.md": "Do it.\n",
+        },
+    ),
+    "no tests": (
+        "no pytest tests",
+        {
+            "task.yaml": "instruction: Do it.\n",
+            "Dockerfile": "FROM python:3.12-slim\nWORKDIR /app\n",
+            "solution.sh": "true\n",
+            "tests/test.sh": "bash check.sh\n",
+        },
+    ),
+    "broken yaml": ("unreadable config", {"task.yaml": "instruction: [unclosed\n"}),
+}
+"""Folders rejected by reading their files alone (nothing runs): kind -> (reason, files)."""
+
+
+def many_folders(root: Path, count: int, *, real: int = 0) -> dict[str, int]:
+    """``count`` task folders under ``root``: ``real`` copies of `harbor_task` (importable,
+    spread over the range) and cheap rejects of every `CHEAP_REJECTS` kind in turn; the
+    expected count of each reason."""
+    expected: dict[str, int] = {}
+    kinds = list(CHEAP_REJECTS.values())
+    real_at = {round((i + 1) * count / (real + 1)) for i in range(real)}
+    for i in range(count):
+        name = f"task-{i:04d}"
+        if i in real_at:
+            harbor_task(root).rename(root / name)
+            continue
+        reason, files = kinds[i % len(kinds)]
+        _write(root / name, files)
+        expected[reason] = expected.get(reason, 0) + 1
+    return expected

@@ -17,7 +17,7 @@ from rich.console import Console
 from localagentbench.cli._app import app
 from localagentbench.errors import LabError
 
-__all__ = ["app", "main"]
+__all__ = ["app", "line_buffered", "main"]
 
 
 _NOT_ONE_OF = re.compile(r"'([^']*)' is not one of ((?:'[^']*'(?:, | or )?)+)")
@@ -37,8 +37,25 @@ def _suggest(error: Exception) -> None:
         error.message = message.rstrip(".") + f"; did you mean {close[0]!r}?"  # type: ignore[attr-defined]
 
 
+def line_buffered() -> None:
+    """Standard output and error written a line at a time when they are not a terminal, so
+    `| tee` or a CI log sees an import's or a run's lines as they happen, not in 8 KiB
+    blocks at the end."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # no console at all (pythonw)
+            continue
+        reconfigure = getattr(stream, "reconfigure", None)
+        try:
+            piped = not stream.isatty()
+        except ValueError:  # a closed stream: nothing will be written to it anyway
+            continue
+        if piped and callable(reconfigure):
+            reconfigure(line_buffering=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app and map outcomes to SPEC exit codes."""
+    line_buffered()
     command = typer.main.get_command(app)
     err = Console(stderr=True, highlight=False)
     try:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
 from localagentbench.cli._common import console, err_console
 
@@ -53,24 +55,19 @@ ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Trial
 
 def _print_rejections(result: ImportResult) -> None:
     for rejected in result.rejected:
+        detail = " ".join(rejected.detail.split())  # one line, whatever the tool printed
         err_console().print(
-            f"rejected {rejected.item}: {rejected.reason}: {rejected.detail}",
+            f"rejected {rejected.item}: {rejected.reason}: {detail}",
             markup=False,
             soft_wrap=True,
         )
 
 
-def report_result(result: ImportResult, what: str) -> None:
-    """One line per rejection on stderr, then the counts; exit 1 when nothing was written
-    and something was turned down."""
+def report_result(result: ImportResult, what: str, noun: str = "candidates") -> None:
+    """One line per rejection on stderr, then `ImportResult.summary` (the counts by
+    reason); exit 1 when nothing was written and something was turned down."""
     _print_rejections(result)
-    counts = ", ".join(f"{reason} {n}" for reason, n in sorted(result.counts().items()))
-    tail = f"; {len(result.rejected)} rejected ({counts})" if result.rejected else ""
-    console().print(
-        f"{len(result.written)} {what} task(s) written to {result.out}{tail}",
-        markup=False,
-        soft_wrap=True,
-    )
+    console().print(result.summary(noun, what), markup=False, soft_wrap=True)
     if result.rejected and not result.written:
         raise typer.Exit(1)
 
@@ -129,10 +126,83 @@ def stopping_cleanly(result: ImportResult) -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def _progress(line: str) -> None:
-    if line.startswith("rejected "):
-        return  # listed at the end, with the others
-    console().print(f"wrote {line}", markup=False, soft_wrap=True)
+class ImportProgressLine:
+    """An import's progress on stderr, as `run` shows its trials: on a terminal one live
+    line (a bar, items looked at of all, imported, rejected, what it does now); piped, one
+    plain line per batch. Each task written is a ``wrote ID`` line on stdout."""
+
+    def __init__(self, noun: str, clock: Callable[[], float] = time.monotonic) -> None:
+        self.noun = noun
+        self.console = err_console()
+        self.clock = clock
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
+        self._now = "starting"
+        self._counts = ""
+        self._batches = 0
+        self._batch_began = clock()
+        self._proved = ""
+        """The batch's proving step, if it had candidates (for the plain line)."""
+
+    def __enter__(self) -> ImportProgressLine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self, total: int) -> None:
+        self._batch_began = self.clock()
+        if self.console.is_terminal:
+            self._bar = Progress(
+                BarColumn(bar_width=20),
+                MofNCompleteColumn(),
+                TextColumn(self.noun),
+                TextColumn("{task.description}", markup=False),
+                console=self.console,
+                redirect_stdout=False,
+                redirect_stderr=False,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task(self._now, total=total)
+
+    def _show(self, completed: int | None = None) -> None:
+        if self._bar is not None and self._task is not None:
+            status = " · ".join(p for p in (self._counts, self._now) if p)
+            self._bar.update(self._task, description=status, completed=completed)
+
+    def doing(self, line: str) -> None:
+        self._now = line
+        if line.startswith("proving "):
+            self._proved = line
+        self._show()
+
+    def wrote(self, task_id: str) -> None:
+        out = console()
+        target = self._bar.console if self._bar is not None and out.is_terminal else out
+        target.print(f"wrote {task_id}", markup=False, soft_wrap=True)
+
+    def batch_done(self, looked: int, total: int, result: ImportResult) -> None:
+        self._batches += 1
+        self._counts = f"{len(result.written)} imported, {len(result.rejected)} rejected"
+        if looked == total:
+            self._now = "done"
+        if self._bar is not None:
+            self._show(completed=looked)
+            return
+        took = self.clock() - self._batch_began
+        self.console.print(
+            f"[{looked}/{total} {self.noun}] {self._counts}; batch {self._batches}: "
+            f"{self._proved or 'nothing to prove'}, {took:.1f}s",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        self._batch_began, self._proved = self.clock(), ""
+
+    def stop(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
 
 
 @import_app.command("exercism")
@@ -170,7 +240,7 @@ def exercism(
     from localagentbench.importers import ImportResult, import_exercism
 
     result = ImportResult(out=out)
-    with stopping_cleanly(result):
+    with stopping_cleanly(result), ImportProgressLine("exercises") as progress:
         import_exercism(
             path,
             track,
@@ -180,10 +250,10 @@ def exercism(
             repeat=repeat,
             sandbox=sandbox,
             concurrency=concurrency,
-            progress=_progress,
+            progress=progress,
             result=result,
         )
-    report_result(result, "Exercism")
+    report_result(result, "Exercism", "exercises")
 
 
 @import_app.command("terminal-bench")
@@ -214,7 +284,7 @@ def terminal_bench(
     from localagentbench.importers import ImportResult, import_terminal_bench
 
     result = ImportResult(out=out)
-    with stopping_cleanly(result):
+    with stopping_cleanly(result), ImportProgressLine("folders") as progress:
         import_terminal_bench(
             path,
             out,
@@ -222,7 +292,7 @@ def terminal_bench(
             repeat=repeat,
             sandbox=sandbox,
             concurrency=concurrency,
-            progress=_progress,
+            progress=progress,
             result=result,
         )
-    report_result(result, "Terminal-Bench")
+    report_result(result, "Terminal-Bench", "folders")

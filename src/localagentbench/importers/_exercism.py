@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,13 @@ from localagentbench.importers._jest import (
     to_node_test,
 )
 from localagentbench.importers._messages import asserted_messages, missing_from
-from localagentbench.importers._prove import Candidate, ImportResult, write_proven
+from localagentbench.importers._prove import (
+    BatchProgress,
+    Candidate,
+    ImportResult,
+    Rejected,
+    prove_in_batches,
+)
 from localagentbench.importers._source import source_info
 from localagentbench.importers._tests import (
     copy_tree,
@@ -333,12 +339,13 @@ def import_exercism(
     repeat: int = 1,
     sandbox: str | None = None,
     concurrency: int = 2,
-    progress: Callable[[str], None] | None = None,
+    progress: BatchProgress | None = None,
     result: ImportResult | None = None,
 ) -> ImportResult:
     """Import a local checkout of an Exercism track; every written task is proven. The
-    exercises are built and proven a batch at a time; ``result`` (default: a new one) is
-    filled as it goes, so a caller holding it knows what was written if interrupted."""
+    exercises are built and proven a batch at a time (`prove_in_batches`), ``progress``
+    hearing of each; ``result`` (default: a new one) is filled as it goes, so a caller
+    holding it knows what was written if interrupted."""
     if track not in TRACKS:
         raise ConfigError(f"--track {track!r}: valid tracks are {', '.join(TRACKS)}")
     if not 0 < share <= 1:
@@ -357,23 +364,22 @@ def import_exercism(
     box = default_sandbox() if sandbox is None else select(sandbox)
     with jail_scratch("lab-exercism-") as tmp:
 
-        def candidates() -> Iterator[Candidate]:
-            for slug in wanted:
-                scratch = tmp / slug
-                scratch.mkdir()
-                try:
-                    yield _build(adapter, root, slug, known[slug], share, scratch, source, box)
-                except ExerciseError as e:
-                    result.reject(slug, e.reason, e.detail)
-                    if progress is not None:
-                        progress(f"rejected {slug}: {e.reason}: {e.detail}")
+        def build(slug: str) -> Candidate | Rejected:
+            scratch = tmp / slug
+            scratch.mkdir()
+            try:
+                return _build(adapter, root, slug, known[slug], share, scratch, source, box)
+            except ExerciseError as e:
+                return Rejected(slug, e.reason, e.detail)
 
-        return write_proven(
-            candidates(),
+        return prove_in_batches(
+            wanted,
+            build,
             out,
             result,
+            label=str,
             repeat=repeat,
             sandbox=sandbox,
             concurrency=concurrency,
-            on_written=progress,
+            progress=progress,
         )

@@ -21,7 +21,6 @@ import re
 import shlex
 import shutil
 import tomllib
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,8 +33,15 @@ from localagentbench.environments import EnvironmentBuildError, task_sandbox
 from localagentbench.errors import ConfigError
 from localagentbench.grading import GradingJail, default_sandbox
 from localagentbench.importers._deps import build_project_environment
-from localagentbench.importers._prove import Candidate, ImportResult, write_proven
+from localagentbench.importers._prove import (
+    BatchProgress,
+    Candidate,
+    ImportResult,
+    Rejected,
+    prove_in_batches,
+)
 from localagentbench.importers._source import source_info
+from localagentbench.importers._tb_meta import base_image, category_of, language_of
 from localagentbench.importers._tests import (
     OUTPUT_CAP,
     copy_tree,
@@ -223,7 +229,7 @@ def _fixture_files(
         word, _, rest = line.partition(" ")
         word, rest = word.upper(), rest.strip()
         if word == "FROM":
-            image = next((w for w in rest.split() if not w.startswith("--")), "")
+            image = base_image(rest)
             if not container and not _STOCK_IMAGES.match(image):
                 raise Unfit("needs a container", f"needs Docker image {image}")
         elif word == "WORKDIR":
@@ -417,8 +423,8 @@ def _build(
         "title": f"Terminal-Bench: {task.name}",
         "prompt": prompt,
         "difficulty": _difficulty(task.difficulty),
-        "category": "cli",
-        "language": "shell",
+        "category": category_of(task.category),
+        "language": language_of(task.environment / "Dockerfile", repo, task.solution, task.tests),
         "project": f"terminal-bench-{slug}",
         "repo": {"type": "fixture", "path": "repo"},
         "oracle": {"command": [["true"]], "timeout_s": 30},
@@ -465,11 +471,12 @@ def import_terminal_bench(
     repeat: int = 1,
     sandbox: str | None = None,
     concurrency: int = 2,
-    progress: Callable[[str], None] | None = None,
+    progress: BatchProgress | None = None,
     result: ImportResult | None = None,
 ) -> ImportResult:
-    """Import the task folders under ``root`` that fit the sandbox; list the others.
-    ``result`` (default: a new one) is filled as it goes (see `import_exercism`)."""
+    """Import the task folders under ``root`` that fit the sandbox; list the others. The
+    folders are built and proven a batch at a time (`prove_in_batches`), ``progress``
+    hearing of each; ``result`` (default: a new one) is filled as it goes."""
     folders = task_folders(root)
     if not folders:
         raise ConfigError(
@@ -482,7 +489,6 @@ def import_terminal_bench(
         folders = [f for f in folders if f.name in names]
     result = ImportResult(out=out) if result is None else result
     source = source_info(root)
-    candidates = []
     box = default_sandbox() if sandbox is None or sandbox in ENGINES else select(sandbox)
     engine: Engine | None = None
     if sandbox is None or sandbox in ENGINES:  # a named host sandbox: only what fits it
@@ -491,22 +497,25 @@ def import_terminal_bench(
         except SandboxUnavailableError:
             engine = None
     with jail_scratch("lab-tbench-") as tmp:
-        for folder in folders:
+
+        def build(folder: Path) -> Candidate | Rejected:
             scratch = tmp / folder.name
             scratch.mkdir()
             try:
-                candidates.append(_build(_read(folder), scratch, source, box, engine))
-            except (Unfit, UnicodeDecodeError) as e:
-                reason, detail = (
-                    (e.reason, e.detail) if isinstance(e, Unfit) else ("unreadable file", str(e))
-                )
-                result.reject(folder.name, reason, detail)
-        return write_proven(
-            candidates,
+                return _build(_read(folder), scratch, source, box, engine)
+            except Unfit as e:
+                return Rejected(folder.name, e.reason, e.detail)
+            except UnicodeDecodeError as e:
+                return Rejected(folder.name, "unreadable file", str(e))
+
+        return prove_in_batches(
+            folders,
+            build,
             out,
             result,
+            label=lambda folder: folder.name,
             repeat=repeat,
             sandbox=sandbox,
             concurrency=concurrency,
-            on_written=progress,
+            progress=progress,
         )
