@@ -21,6 +21,8 @@ from localagentbench._proc import ProcessResult, run_process
 from localagentbench.sandbox import (
     CONTAINER_LABEL,
     ContainerSandbox,
+    LimitedSandbox,
+    ResourceLimits,
     SandboxUnavailableError,
     engine_env,
 )
@@ -206,3 +208,18 @@ def test_docker_refuses_the_gateway_network_plainly(box, trial):
     spec = make_spec(trial, network="gateway", gateway_port=9)
     with pytest.raises(SandboxUnavailableError, match="use --sandbox podman"):
         docker.wrap(["true"], spec)
+
+
+def test_a_trials_limits_hold_its_containers(box, trial, no_leaks):
+    """The container's processes are the engine's, outside the trial's cgroup: a trial's
+    memory, CPU and process limits go to the engine instead (through `LimitedSandbox`)."""
+    limited = LimitedSandbox(box, None, "agent", ResourceLimits(memory_mb=64, cpus=0.5, pids=30))
+    script = (
+        "cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us 2>/dev/null || cut -d' ' -f1 /sys/fs/cgroup/cpu.max; "
+        "perl -e '$x = q(a) x (300 * 1024 * 1024); print qq(allocated\\n)'; echo rc=$?"
+    )
+    with limited.wrap(["/bin/sh", "-c", script], make_spec(trial)) as jailed:
+        result = run_process(jailed.argv, cwd=jailed.cwd, env=jailed.env, timeout_s=60)
+    assert result.stdout.split()[0] == "50000"  # half of a 100000-microsecond period
+    assert "allocated" not in result.stdout
+    assert "rc=137" in result.stdout  # killed by the memory cap

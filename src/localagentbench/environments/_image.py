@@ -23,6 +23,7 @@ from localagentbench.environments._key import envs_root
 from localagentbench.sandbox import (
     ContainerSandbox,
     Engine,
+    LimitedSandbox,
     Sandbox,
     SandboxUnavailableError,
     engine_env,
@@ -142,6 +143,9 @@ def task_sandbox(task: Task, sandbox: Sandbox, cancel: threading.Event | None = 
     when that is a container engine, the best host sandbox). Raises
     `SandboxUnavailableError` when no engine works and `EnvironmentBuildError` when the image
     cannot be had: both make the task unrunnable here, never a model failure."""
+    if isinstance(sandbox, LimitedSandbox):  # a trial's limits: kept around the answer
+        own = task_sandbox(task, sandbox.inner, cancel)
+        return LimitedSandbox(own, sandbox.cgroup, sandbox.phase, sandbox.fallback)
     engine_name = sandbox.name if isinstance(sandbox, ContainerSandbox) else None
     if task.container is None:
         return _host_sandbox() if isinstance(sandbox, ContainerSandbox) else sandbox

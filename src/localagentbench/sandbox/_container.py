@@ -40,6 +40,7 @@ from typing import Literal
 
 from localagentbench import _platform
 from localagentbench._proc import Service, run_process
+from localagentbench.sandbox._cgroup import ResourceLimits
 from localagentbench.sandbox._netns import READY
 from localagentbench.sandbox._relay import Relay, tcp_connector
 from localagentbench.sandbox._spec import (
@@ -101,6 +102,12 @@ class Engine:
             procs = min(procs, max_processes)
         flags += ["--ulimit", f"nproc={procs}:{procs}"]
         return flags
+
+
+def _stricter(own: int | None, trial: int | None) -> int | None:
+    if own is None or trial is None:
+        return own if trial is None else trial
+    return min(own, trial)
 
 
 def _cgroup_v1() -> bool:
@@ -198,15 +205,25 @@ class _ContainerWrapped(Wrapped):
 class ContainerSandbox:
     """Runs commands in fresh containers of ``image`` under ``engine``."""
 
-    def __init__(self, engine: Engine, image: str | None = None) -> None:
+    def __init__(
+        self, engine: Engine, image: str | None = None, limits: ResourceLimits | None = None
+    ) -> None:
         self.engine = engine
         self.image = image
+        self.limits = limits or ResourceLimits()
+        """A trial's limits on its processes together (memory, CPU, processes): the
+        engine's cgroup enforces them, since the container's processes are not the client's
+        children and would escape the trial's own cgroup."""
         self.name: str = engine.name
         self.level: str = engine.name
 
     def for_image(self, image: str) -> ContainerSandbox:
-        """The same engine, running ``image``."""
-        return ContainerSandbox(self.engine, image)
+        """The same engine and limits, running ``image``."""
+        return ContainerSandbox(self.engine, image, self.limits)
+
+    def with_limits(self, limits: ResourceLimits) -> ContainerSandbox:
+        """The same engine and image, holding every container to ``limits``."""
+        return ContainerSandbox(self.engine, self.image, limits)
 
     def wrap(self, argv: Sequence[str], spec: SandboxSpec) -> Wrapped:
         if not argv:
@@ -239,14 +256,20 @@ class ContainerSandbox:
         # says so), where an init would start and exit 1 as any command may.
         args += ["--log-driver", "none", "--hostname", "lab-jail"]
         args += ["--cap-drop", "ALL", "--security-opt", "no-new-privileges"]
-        args += self.engine.ulimits(spec.max_processes)
+        # Processes are capped per container (--pids-limit below), not per uid: RLIMIT_NPROC
+        # counts every process of the agent's uid on the host, other trials' included.
+        args += self.engine.ulimits()
         if spec.max_file_mb is not None:
             size = spec.max_file_mb * 1024 * 1024
             args += ["--ulimit", f"fsize={size}:{size}"]
-        if spec.memory_mb is not None:
-            args += ["--memory", f"{spec.memory_mb}m", "--memory-swap", f"{spec.memory_mb}m"]
-        if spec.max_processes is not None:
-            args += ["--pids-limit", str(spec.max_processes)]
+        memory = _stricter(spec.memory_mb, self.limits.memory_mb)
+        if memory is not None:
+            args += ["--memory", f"{memory}m", "--memory-swap", f"{memory}m"]
+        pids = _stricter(spec.max_processes, self.limits.pids)
+        if pids is not None:
+            args += ["--pids-limit", str(pids)]
+        if self.limits.cpus is not None:
+            args += ["--cpus", f"{self.limits.cpus:g}"]
         if uid is not None:
             args += ["--user", f"{uid}:{gid}"]
         if spec.network == "none":
@@ -262,9 +285,13 @@ class ContainerSandbox:
         for path in spec.protect:
             if path.exists():
                 args += ["--volume", f"{path}:{path}:ro"]
-        for path in spec.hide:
-            if path.is_dir() and any(path.is_relative_to(p) for p in spec.readonly):
+        for path in spec.hide:  # only what a mounted tree would show needs masking
+            if not any(path.is_relative_to(p) for p in spec.readonly if p.exists()):
+                continue
+            if path.is_dir():
                 args += ["--tmpfs", f"{path}:ro,mode=0755"]
+            elif path.exists():
+                args += ["--volume", f"/dev/null:{path}:ro"]
         args += ["--workdir", str(spec.workspace)]
         client = engine_env()
         for key, value in spec.env.items():

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from localagentbench.sandbox._cgroup import Phase, ResourceLimits, TrialCgroup, join_argv
+from localagentbench.sandbox._container import ContainerSandbox
 from localagentbench.sandbox._spec import Sandbox, SandboxSpec
 from localagentbench.sandbox._wrapped import Wrapped
 
@@ -51,7 +52,13 @@ class LimitedSandbox:
                     "max_processes": _stricter(spec.max_processes, self.fallback.pids),
                 }
             )
-        wrapped = self.inner.wrap(argv, spec)
+        inner = self.inner
+        if isinstance(inner, ContainerSandbox):
+            # The engine starts the container's processes, outside the trial's cgroup: its
+            # own cgroup holds them to the trial's limits instead.
+            limits = self.cgroup.limits if self.cgroup is not None else self.fallback
+            return inner.with_limits(limits).wrap(argv, spec)
+        wrapped = inner.wrap(argv, spec)
         if self.cgroup is not None:
             phase: Phase = "pristine" if spec.pristine else self.phase
             wrapped.argv = join_argv(self.cgroup.procs_files(phase), wrapped.argv)
