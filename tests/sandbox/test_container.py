@@ -215,7 +215,8 @@ def test_a_trials_limits_hold_its_containers(box, trial, no_leaks):
     memory, CPU and process limits go to the engine instead (through `LimitedSandbox`)."""
     limited = LimitedSandbox(box, None, "agent", ResourceLimits(memory_mb=64, cpus=0.5, pids=30))
     script = (
-        "cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us 2>/dev/null || cut -d' ' -f1 /sys/fs/cgroup/cpu.max; "
+        "cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us 2>/dev/null "
+        "|| cut -d' ' -f1 /sys/fs/cgroup/cpu.max; "
         "perl -e '$x = q(a) x (300 * 1024 * 1024); print qq(allocated\\n)'; echo rc=$?"
     )
     with limited.wrap(["/bin/sh", "-c", script], make_spec(trial)) as jailed:

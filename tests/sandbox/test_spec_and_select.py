@@ -45,8 +45,8 @@ def test_spec_is_frozen() -> None:
 
 
 def test_unknown_backend_lists_the_valid_ones() -> None:
-    with pytest.raises(SandboxError, match="bwrap, landlock, seatbelt, none"):
-        select("docker")
+    with pytest.raises(SandboxError, match="bwrap, landlock, seatbelt, none, podman, docker"):
+        select("dokcer")
 
 
 def test_missing_bwrap_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:

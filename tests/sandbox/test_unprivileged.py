@@ -5,10 +5,12 @@ The test is root, so it creates a throwaway user and starts the jail through ``r
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import secrets
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -182,6 +184,7 @@ def test_landlock_same_uid_cannot_read_or_signal_the_harness(
     harness = subprocess.Popen(
         ["runuser", "-u", user.pw_name, "--", "env", "HARNESS_API_KEY=sk-laptop", "sleep", "30"]
     )
+    pid = None
     try:
         pid = _child_pid(harness.pid)
         own_file = trial["run"] / "users-own-file"
@@ -192,8 +195,16 @@ def test_landlock_same_uid_cannot_read_or_signal_the_harness(
         )
         result = run(script)
     finally:
-        harness.kill()
-        harness.wait()
+        # The sleep first: killing runuser alone would orphan it onto the test process (a
+        # subreaper), a zombie some later module would be blamed for. runuser reaps it.
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        try:
+            harness.wait(timeout=10)  # runuser ends once its child is gone
+        except subprocess.TimeoutExpired:
+            harness.kill()
+            harness.wait()
     assert "sk-laptop" not in result.stdout
     assert "wrote" not in result.stdout
     assert not own_file.exists()
