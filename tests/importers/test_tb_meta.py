@@ -9,6 +9,7 @@ from tests.importers._tbench import harbor_task
 
 from localagentbench.importers import import_terminal_bench
 from localagentbench.importers._tb_meta import base_image, category_of, language_of
+from localagentbench.importers._terminal_bench import _read, verifier_packages
 from localagentbench.tasks import CATEGORIES
 
 
@@ -140,3 +141,24 @@ def test_a_platform_flag_does_not_make_a_stock_image_need_a_container(tmp_path) 
         "flagged": "no pytest tests",
         "staged": "no pytest tests",
     }
+
+
+@pytest.mark.parametrize(
+    ("script", "packages"),
+    [
+        ("uv pip install pytest==8.4.1 requests\nuv run pytest", ["pytest==8.4.1", "requests"]),
+        ("pip install -q pytest && pytest /tests", ["pytest"]),
+        (
+            "uvx -p 3.13 -w pytest-json-ctrf==0.3.5 pytest /tests",
+            ["pytest", "pytest-json-ctrf==0.3.5"],
+        ),
+        ("python3 -m pip install 'pytest>=7'  # pinned below\n", ["pytest>=7"]),
+        ("curl -LsSf https://astral.sh/uv/install.sh | sh\npytest /tests", []),
+    ],
+)
+def test_what_a_verifier_installs_is_read(tmp_path, script, packages) -> None:
+    folder = tmp_path / "t"
+    (folder / "tests").mkdir(parents=True)
+    (folder / "task.yaml").write_text("instruction: Do it.\n")
+    (folder / "run-tests.sh").write_text("#!/bin/bash\n" + script)
+    assert verifier_packages(_read(folder)) == packages

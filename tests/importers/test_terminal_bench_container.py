@@ -38,7 +38,15 @@ def test_script_is_a_script():
 """
 
 
-def _task(root: Path, base: str, *, name: str = "jq-total", solution: str | None = None) -> Path:
+def _task(
+    root: Path,
+    base: str,
+    *,
+    name: str = "jq-total",
+    solution: str | None = None,
+    verifier: str = "#!/bin/bash\npytest /tests/test_outputs.py\n",
+    packages: str = "python3 python3-pytest jq",
+) -> Path:
     """A Terminal-Bench task whose image is the base plus Debian packages (jq, pytest):
     /app/total.sh counts the "n" fields of a JSON array where it should sum them."""
     folder = root / name
@@ -57,15 +65,15 @@ def _task(root: Path, base: str, *, name: str = "jq-total", solution: str | None
     )
     (folder / "Dockerfile").write_text(
         f"FROM --platform=linux/amd64 {base}\n"
-        "RUN apt-get update && apt-get install -y --no-install-recommends python3 "
-        "python3-pytest jq && rm -rf /var/lib/apt/lists/*\n"
+        "RUN apt-get update && apt-get install -y --no-install-recommends "
+        f"{packages} && rm -rf /var/lib/apt/lists/*\n"
         "WORKDIR /app\nCOPY total.sh /app/total.sh\n"
     )
     (folder / "total.sh").write_text('#!/bin/sh\njq "[.[].n] | length" "$1"\n')
     (folder / "solution.sh").write_text(
         solution or "#!/bin/bash\nsed -i 's/| length/| add/' /app/total.sh\n"
     )
-    (folder / "run-tests.sh").write_text("#!/bin/bash\npytest /tests/test_outputs.py\n")
+    (folder / "run-tests.sh").write_text(verifier)
     (folder / "tests" / "test_outputs.py").write_text(SUM_TEST)
     return folder
 
@@ -162,3 +170,19 @@ def test_a_missing_base_image_is_one_reason(
     assert rejected.reason == "image does not build"
     assert "base image is not on this machine" in rejected.detail
     assert "\n" not in rejected.detail
+
+
+def test_what_the_verifier_installs_at_test_time_goes_into_the_image(
+    tmp_path: Path, container_base: tuple[Any, str]
+) -> None:
+    """Terminal-Bench verifiers fetch pytest when the tests start; graded runs have no
+    network, so the import puts it in the image (pip, from the registry, at build time)."""
+    _, base = container_base
+    verifier = "#!/bin/bash\nuv venv .tests && uv pip install pytest==8.3.5\nuv run pytest /tests\n"
+    _task(tmp_path / "tb", base, verifier=verifier, packages="python3 jq")
+    out = tmp_path / "suite"
+    result = import_terminal_bench(tmp_path / "tb", out)
+    assert result.written == ["tb-jq-total"], result.rejected
+    dockerfile = (out / "tb-jq-total" / "container" / "Dockerfile").read_text()
+    assert dockerfile.rstrip().endswith(" pytest==8.3.5")
+    assert "pip install --no-cache-dir --break-system-packages" in dockerfile

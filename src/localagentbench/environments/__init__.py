@@ -19,7 +19,13 @@ from localagentbench.environments._build import (
     view_of,
 )
 from localagentbench.environments._cache import BuiltEnv, list_envs, prune_envs, tree_size
-from localagentbench.environments._image import IMAGE_LABEL, ensure_image, image_tag, task_sandbox
+from localagentbench.environments._image import (
+    BUILD_CA_PATH,
+    IMAGE_LABEL,
+    ensure_image,
+    image_tag,
+    task_sandbox,
+)
 from localagentbench.environments._key import (
     env_dir,
     env_key,
@@ -30,6 +36,7 @@ from localagentbench.environments._key import (
 from localagentbench.environments._view import EnvView
 
 __all__ = [
+    "BUILD_CA_PATH",
     "IMAGE_LABEL",
     "BUILDS_FILE",
     "BUILD_LOG",

@@ -15,7 +15,9 @@ sandbox a task runs in: its container for a container task, the given one otherw
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
+from pathlib import Path
 
 from localagentbench._proc import run_process
 from localagentbench.environments._build import EnvironmentBuildError, _locked
@@ -32,13 +34,25 @@ from localagentbench.sandbox import (
 )
 from localagentbench.tasks import Task, container_context
 
-__all__ = ["IMAGE_LABEL", "ensure_image", "image_tag", "task_sandbox"]
+__all__ = ["BUILD_CA_PATH", "IMAGE_LABEL", "ensure_image", "image_tag", "task_sandbox"]
 
 IMAGE_LABEL = "io.localagentbench.task"
 """Label on every image the harness builds (its value: the task's ``id@version``)."""
 _BUILD_TIMEOUT_S = 3600.0
 _host: dict[str, Sandbox] = {}
 _host_lock = threading.Lock()
+
+
+BUILD_CA_PATH = "/run/localagentbench-ca.crt"
+"""Where podman build steps find the host's CA bundle (read-only, never in the image)."""
+
+
+def host_ca_bundle() -> Path | None:
+    """The CA bundle this machine trusts (``SSL_CERT_FILE``, else Debian's), if there is one."""
+    for candidate in (os.environ.get("SSL_CERT_FILE"), "/etc/ssl/certs/ca-certificates.crt"):
+        if candidate and Path(candidate).is_file():
+            return Path(candidate).resolve()
+    return None
 
 
 def _digest(task: Task) -> str:
@@ -98,6 +112,9 @@ def ensure_image(task: Task, engine: Engine, cancel: threading.Event | None = No
         args += ["--file", str(task.resolve(task.container.dockerfile))]
         if engine.name == "podman":
             args += ["--pull=never", *engine.ulimits()]
+            ca = host_ca_bundle()
+            if ca is not None:  # behind a TLS-intercepting proxy the build needs its CA
+                args += ["--volume", f"{ca}:{BUILD_CA_PATH}:ro"]
         args.append(str(container_context(task)))
         ran = run_process(args, env=engine_env(), timeout_s=_BUILD_TIMEOUT_S, cancel=cancel)
         log = logs / f"{name}.log"

@@ -29,7 +29,7 @@ import yaml
 
 from localagentbench import __version__
 from localagentbench._proc import run_process
-from localagentbench.environments import EnvironmentBuildError, task_sandbox
+from localagentbench.environments import BUILD_CA_PATH, EnvironmentBuildError, task_sandbox
 from localagentbench.errors import ConfigError
 from localagentbench.grading import GradingJail, default_sandbox
 from localagentbench.importers._deps import build_project_environment
@@ -283,9 +283,52 @@ _ANSWERS = ("tests", "solution", "solution.sh", "run-tests.sh", "task.yaml", "ta
 (the agent could read the held-out tests and the solution there)."""
 
 
+_INSTALLERS = (["uv", "pip", "install"], ["pip", "install"], ["pip3", "install"], ["uv", "add"])
+_SPECIFIER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[\w,.-]+\])?([<>=!~]=?[\w.*+-]+)?$")
+
+
+def verifier_packages(task: _Folder) -> list[str]:
+    """The Python packages a task's shell verifier installs before it runs the tests
+    (``pip install pytest==8.4.1``, ``uv pip install``, ``uv add``, ``uvx [--with X] pytest``):
+    Terminal-Bench fetches them at test time, which a graded run without network cannot."""
+    found: list[str] = []
+    for name in ("test.sh", "run-tests.sh"):
+        for script in (task.tests / name, task.tests.parent / name):
+            if not script.is_file():
+                continue
+            for line in script.read_text(encoding="utf-8", errors="replace").splitlines():
+                for part in re.split(r"&&|;|\|\|", line):
+                    try:
+                        words = shlex.split(part, comments=True)
+                    except ValueError:
+                        continue
+                    found += _packages_of(words)
+    return list(dict.fromkeys(found))
+
+
+def _packages_of(words: list[str]) -> list[str]:
+    if words[:2] in (["python", "-m"], ["python3", "-m"]):
+        words = words[2:]
+    for installer in _INSTALLERS:
+        if words[: len(installer)] == installer:
+            return [w for w in words[len(installer) :] if _SPECIFIER.match(w)]
+    if words[:1] == ["uvx"]:
+        packages, rest = [], words[1:]
+        while rest and rest[0].startswith("-"):
+            option = rest.pop(0)
+            value = rest.pop(0) if rest and "=" not in option else option.partition("=")[2]
+            if option.partition("=")[0] in ("--with", "-w") and _SPECIFIER.match(value):
+                packages.append(value)
+        if rest and _SPECIFIER.match(rest[0]):
+            packages.insert(0, rest[0])
+        return packages
+    return []
+
+
 def _container_material(task: _Folder, into: Path) -> dict[str, str]:
     """Copy the task's build context to ``into`` (answers left out) and return the task's
-    ``container`` section."""
+    ``container`` section. What the task's shell verifier installs at test time is added to
+    the image as a last step (the tests then run offline)."""
     if task.image:
         return {"image": task.image}
     into.mkdir()
@@ -296,6 +339,17 @@ def _container_material(task: _Folder, into: Path) -> dict[str, str]:
             copy_tree(path, into / path.name)
         else:
             shutil.copy2(path, into / path.name)
+    packages = verifier_packages(task)
+    if packages:
+        shown = " ".join(shlex.quote(p) for p in packages)
+        with (into / "Dockerfile").open("a", encoding="utf-8") as dockerfile:
+            dockerfile.write(
+                "\n# Added by localagentbench: what the task's verifier installed at test time.\n"
+                "RUN (python3 -m pip --version >/dev/null 2>&1 || (apt-get update && "
+                "apt-get install -y --no-install-recommends python3-pip)) && python3 -m pip "
+                f"install --no-cache-dir --break-system-packages $(test -f {BUILD_CA_PATH} "
+                f"&& echo --cert {BUILD_CA_PATH}) {shown}\n"
+            )
     return {"dockerfile": "container/Dockerfile"}
 
 
