@@ -108,6 +108,10 @@ def test_a_task_with_its_own_image_converts_verifies_and_grades(
     shipped = {p.name for p in (out / "tb-jq-total" / "container").iterdir()}
     assert shipped == {"Dockerfile", "total.sh"}
 
+    code, stdout, stderr = cli("env", "build", "--tasks", str(out))
+    assert code == 0, stdout + stderr
+    assert "image localhost/localagentbench-task/tb-jq-total:v1-" in stdout  # built once, kept
+
     code, stdout, stderr = cli("verify", "--tasks", str(out), "--no-record")
     assert code == 0, stdout + stderr
     assert "ok   tb-jq-total" in stdout

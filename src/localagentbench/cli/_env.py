@@ -29,17 +29,26 @@ def build(
     task: TaskOpt = None,
     sandbox: Annotated[
         str | None,
-        typer.Option("--sandbox", help="bwrap | landlock | none (default: the best that works)."),
+        typer.Option(
+            "--sandbox",
+            help="bwrap | landlock | none, or podman | docker for container tasks (default: "
+            "the best that works).",
+        ),
     ] = None,
 ) -> None:
-    """Build the environment of every selected task that declares one (kept ones are reused);
-    exit 1 when one fails, with the installer's last lines.
+    """Build the environment of every selected task that declares one, and the image of every
+    container task (kept ones are reused); exit 1 when one fails, with its last lines.
 
     Example: localagentbench env build --task py-real-batching
     """
-    from localagentbench.environments import EnvironmentBuildError, ensure, tree_size
+    from localagentbench.environments import (
+        EnvironmentBuildError,
+        ensure,
+        task_sandbox,
+        tree_size,
+    )
     from localagentbench.grading import default_sandbox
-    from localagentbench.sandbox import select
+    from localagentbench.sandbox import ContainerSandbox, SandboxUnavailableError, select
     from localagentbench.tasks import load_suite
 
     loaded = load_suite(tasks_dir(tasks), task or [])
@@ -47,11 +56,16 @@ def build(
     jail = default_sandbox() if sandbox is None else select(sandbox)
     out, err = console(), err_console()
     failed = 0
-    with_env = [t for t in loaded.tasks if t.environment is not None]
+    with_env = [t for t in loaded.tasks if t.environment is not None or t.container is not None]
     for item in with_env:
         try:
+            if item.container is not None:
+                box = task_sandbox(item, jail)
+                assert isinstance(box, ContainerSandbox)
+                out.print(f"ok   {item.key:<32} image {box.image} ({box.name})", markup=False)
+                continue
             view = ensure(item, jail)
-        except EnvironmentBuildError as e:
+        except (EnvironmentBuildError, SandboxUnavailableError) as e:
             failed += 1
             err.print(str(e), markup=False, soft_wrap=True)
             continue
