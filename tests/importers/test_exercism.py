@@ -74,11 +74,11 @@ def test_javascript_exercise_converted_from_jest_and_proven(tmp_path, cli) -> No
     assert result.written == ["js-two-fer"], result.rejected
     task = _task(out, "js-two-fer")
     assert task["oracle"]["command"] == ["node", "--test", "two-fer.spec.js"]
-    assert task["fail_to_pass"] == [
-        "no name given",
-        "a name given",
-        "another name given",
-        "an empty name is refused",
+    assert task["fail_to_pass"] == [  # each test with its describe path
+        "twoFer() > no name given",
+        "twoFer() > a name given",
+        "twoFer() > another name given",
+        "twoFer() > an empty name is refused",
     ]
     assert "`Error`: `name must not be empty`" in task["prompt"]
     repo = out / "js-two-fer" / "repo"

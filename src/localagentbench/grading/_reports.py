@@ -11,12 +11,16 @@ Test ids are unique per file for every runner, ``<unit>::<name>``: a pytest node
 id (``tests/test_a.py::TestC::test_x``), ``<package>::<TestName>`` for Go, and
 ``<file>::<suite> > <test>`` for node (its JUnit reporter names no file, so node
 gets a small reporter of ours that prints the runner's own events as JSON lines).
+Node lets one file declare two tests of the same name, even in the same suite: the
+second and later of one full name get `` [2]``, `` [3]``... in the order node reports
+them (the order they are declared), so every test call has an id of its own.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import urllib.parse
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
@@ -29,6 +33,7 @@ __all__ = [
     "TestReport",
     "detect_runner",
     "instrument",
+    "node_own_names",
     "parse_report",
     "select_tests",
     "unit_of",
@@ -199,11 +204,34 @@ def select_tests(argv: list[str], runner: Runner, ids: Iterable[str]) -> list[st
             if a.startswith("-") or (j and rest[j - 1] in _PYTEST_VALUE_FLAGS):
                 kept.append(a)
         return [*kept, *names]
-    alternation = "|".join(_regex_escape(n) for n in names)
     if runner == "go":
+        alternation = "|".join(_regex_escape(n) for n in names)
         i = _go_test_index(argv)
         return [*argv[: i + 1], "-run", f"^({alternation})$", *argv[i + 1 :]]
+    own = dict.fromkeys(n for test_id in names for n in node_own_names(test_id))
+    alternation = "|".join(_regex_escape(n) for n in own)
     return _insert_after(argv, "--test", [f"--test-name-pattern=^({alternation})$"])
+
+
+_DUPLICATE = re.compile(r" \[[0-9]+\]$")
+
+
+def node_own_names(test_id: str) -> list[str]:
+    """The names node's ``--test-name-pattern`` may know a node test id's test by.
+
+    Node before 22 matches a pattern against a test's own name only, so an id with its
+    suites (``suite > test``, maybe `` [2]`` for a repeated name, maybe after ``file::``)
+    selects by its last part; as a test's own name may itself hold `` > `` or ``::``, every
+    tail of the path is a candidate. Selecting more tests than asked costs a little time:
+    the outcomes are read per id from the report afterwards."""
+    paths = [test_id]
+    if "::" in test_id:
+        paths.append(test_id.split("::", 1)[1])
+    found: list[str] = []
+    for variant in dict.fromkeys(v for path in paths for v in (_DUPLICATE.sub("", path), path)):
+        parts = variant.split(" > ")
+        found.extend(" > ".join(parts[i:]) for i in range(len(parts) - 1, -1, -1))
+    return list(dict.fromkeys(found))
 
 
 def _regex_escape(text: str) -> str:
@@ -332,6 +360,7 @@ def _node_events(path: Path, cwd: Path | None) -> TestReport:
         )
     for file, tests in pending.items():
         unit = _relative(file, cwd)
+        seen: dict[str, int] = {}
         for test in tests:
             if not test.counted:
                 continue
@@ -340,6 +369,9 @@ def _node_events(path: Path, cwd: Path | None) -> TestReport:
                 report.add(f"{unit}::", test.outcome)
                 continue
             full = " > ".join(test.names)
+            seen[full] = seen.get(full, 0) + 1
+            if seen[full] > 1:
+                full += f" [{seen[full]}]"
             report.add(f"{unit}::{full}", test.outcome, test.names[-1], full)
     return report
 
