@@ -12,7 +12,12 @@ import shutil
 
 import pytest
 import yaml
-from tests.importers._track import go_track, javascript_track, python_track
+from tests.importers._track import (
+    circular_buffer_track,
+    go_track,
+    javascript_track,
+    python_track,
+)
 
 from localagentbench.importers import import_exercism
 
@@ -64,6 +69,19 @@ def test_python_exercise_imported_proven_and_the_broken_one_not_written(tmp_path
     _no_leftovers(out)
     code, stdout, stderr = cli("check", "--tasks", str(out))
     assert code == 0, stderr
+
+
+@pytest.mark.slow
+def test_error_hints_name_the_exception_class_the_tests_check(tmp_path) -> None:
+    """circular-buffer's tests catch the built-in ``BufferError`` and then demand the stub's
+    ``BufferEmptyException``/``BufferFullException``: the prompt names those."""
+    out = tmp_path / "suite"
+    result = import_exercism(circular_buffer_track(tmp_path / "python"), "python", out)
+    assert result.written == ["py-circular-buffer"], result.rejected
+    prompt = _task(out, "py-circular-buffer")["prompt"]
+    assert "- `BufferEmptyException`: `Circular buffer is empty`" in prompt
+    assert "- `BufferFullException`: `Circular buffer is full`" in prompt
+    assert "`BufferError`" not in prompt
 
 
 @pytest.mark.slow
