@@ -13,8 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from localagentbench._proc import ProcessResult
 from localagentbench.grading import default_sandbox
+from localagentbench.grading._canary import Canaries, CanaryJudge
+from localagentbench.grading._expect import held_out_ids
 from localagentbench.grading._reports import node_own_names, select_tests
+from localagentbench.grading._tally import tally
 from localagentbench.grading._testids import outcome_of
 from localagentbench.importers._cut import js_tests
 from localagentbench.importers._jest import EXPECT_FILE, EXPECT_MODULE, to_node_test
@@ -147,6 +151,61 @@ def test_an_id_listed_by_its_own_name_alone_still_matches_its_tests(tmp_path) ->
     assert legacy.report is not None
     assert legacy.report.total == 4
     assert outcome_of(legacy.report, "same") == "failed"  # two of the four call done()
+
+
+THROWING_SUITE_SPEC = """\
+import { describe, expect, test, xtest } from '@jest/globals';
+import { make } from './lib';
+
+describe('S', () => {
+  const made = make();
+
+  test('a', () => {
+    expect(made).toBe(1);
+  });
+
+  xtest('b', () => {
+    expect(made + 1).toBe(2);
+  });
+});
+
+xtest('top', () => {
+  expect(1).toBe(1);
+});
+"""
+"""Exercism's promises: a ``describe`` body calls the stub, which throws, so on the stub
+the suite fails with none of its tests declared."""
+
+
+def test_a_suite_whose_body_throws_on_the_stub_stands_for_its_tests(tmp_path) -> None:
+    specs = {"s.spec.js": THROWING_SUITE_SPEC}
+    command = ["node", "--test", "s.spec.js"]
+    box = default_sandbox()
+    stub = "export const make = () => {\n  throw new Error('Remove this line');\n};\n"
+    before = run_tests(_tree(tmp_path / "before", stub, specs), command, 120, sandbox=box)
+    after = run_tests(
+        _tree(tmp_path / "after", "export const make = () => 1;\n", specs),
+        command,
+        120,
+        sandbox=box,
+    )
+    assert before.report is not None
+    assert after.report is not None
+    assert before.report.cases == {"s.spec.js::S": "failed", "s.spec.js::top": "passed"}
+    assert before.report.unit_failures == {"s.spec.js::S": "s.spec.js::S"}
+    assert split_ids("node", before.report, after.report) == (["S > a", "S > b"], ["top"])
+    # the suite is no test the agent's run must list: its tests are, once declared
+    assert held_out_ids(before.report, ["s.spec.js"], set()) == {"s.spec.js::top"}
+    counted = tally(before.report, after.report, graded_passed=True)
+    assert counted.task is not None
+    assert counted.agent is not None
+    assert (counted.task.total, counted.task.passed, counted.task.fixed) == (3, 3, 2)
+    assert counted.agent.total == 0
+    # the agent's code throwing in the suite's body loses its tests: a failure, no tampering
+    judge = CanaryJudge(Canaries((), frozenset(held_out_ids(after.report, ["s.spec.js"], set()))))
+    failed = ProcessResult(("node",), 1, False, 0.1, "", "", 0, 0, False)
+    assert judge.command(command, failed, before.report)[0] is False
+    assert judge.finish() == []
 
 
 def test_node_ids_select_by_every_tail_of_their_path() -> None:

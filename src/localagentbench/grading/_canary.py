@@ -384,6 +384,7 @@ class CanaryJudge:
             test_id
             for test_id in self.canaries.expected - self.seen_ids
             if not _unit_failed(unit_of(test_id), self.failed_units)
+            and not any(test_id.startswith(unit + " > ") for unit in self.failed_units)
         )
         if lost:
             more = f" (+{len(lost) - 5} more)" if len(lost) > 5 else ""

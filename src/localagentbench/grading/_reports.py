@@ -78,7 +78,9 @@ class TestReport:
     unit_failures: dict[str, str | None] = field(default_factory=dict)
     """Units that failed as a whole (a pytest collection error, a node file that did not
     load or ended early, a Go package that did not build): their tests could not all be
-    listed. Maps the unit to the case standing for it (None: no case, as for Go)."""
+    listed. Maps the unit to the case standing for it (None: no case, as for Go). A node
+    suite whose body threw before declaring its tests (a stub throwing at describe time)
+    is a unit of its own, keyed by its case id (``file::suite``); see `failed_whole`."""
     log: str = field(default="", compare=False)
     """The commands' logs, for a report kept beyond its run (the pristine results)."""
     sentinel_units: list[str] | None = field(default=None, compare=False)
@@ -100,6 +102,13 @@ class TestReport:
             self.cases[test_id] = outcome
         if names:
             self.names.setdefault(test_id, set()).update(n for n in names if n)
+
+    def failed_whole(self, test_id: str) -> bool:
+        """Whether ``test_id`` belongs to a unit that failed as a whole here: its file or
+        package, or a node suite it is declared in (``file::suite > test``)."""
+        if unit_of(test_id) in self.unit_failures:
+            return True
+        return any(test_id.startswith(unit + " > ") for unit in self.unit_failures)
 
     def merge(self, other: TestReport) -> None:
         """Add another command's report (an id run twice fails if it failed once)."""
@@ -322,13 +331,17 @@ class _NodeTest:
     """The test's name after its ancestors' (filled in as their events arrive)."""
     outcome: Outcome
     counted: bool
+    stand_in: bool = False
+    """A suite that failed with no test of it reported: its body threw, declaring none."""
 
 
 def _node_events(path: Path, cwd: Path | None) -> TestReport:
     """Our node reporter's JSON lines. A test's event comes after its subtests' (per file), so
     the pending tests deeper than it are its descendants: they get its name as a prefix and
     its depth. Leaves are the tests; a suite or parent test counts only when it failed with
-    none of its descendants failing (a hook failed, or the file itself)."""
+    none of its descendants failing (a hook failed, or the file itself). A failed suite with
+    no test reported at all threw while declaring them: it also stands for them as a unit
+    that failed whole (their ids are unknown on this tree)."""
     report = TestReport()
     pending: dict[str, list[_NodeTest]] = {}
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
@@ -355,7 +368,11 @@ def _node_events(path: Path, cwd: Path | None) -> TestReport:
         counted = not children and not event.get("suite")
         stack.append(
             _NodeTest(
-                depth, [name], outcome, counted or (outcome == "failed" and not failing_child)
+                depth,
+                [name],
+                outcome,
+                counted or (outcome == "failed" and not failing_child),
+                bool(event.get("suite")) and not children and outcome == "failed",
             )
         )
     for file, tests in pending.items():
@@ -373,6 +390,8 @@ def _node_events(path: Path, cwd: Path | None) -> TestReport:
             if seen[full] > 1:
                 full += f" [{seen[full]}]"
             report.add(f"{unit}::{full}", test.outcome, test.names[-1], full)
+            if test.stand_in:
+                report.unit_failures[f"{unit}::{full}"] = f"{unit}::{full}"
     return report
 
 
