@@ -37,6 +37,7 @@ __all__ = [
     "parse_report",
     "select_tests",
     "unit_of",
+    "without_repeat",
 ]
 
 Runner = Literal["pytest", "go", "node"]
@@ -223,6 +224,11 @@ def select_tests(argv: list[str], runner: Runner, ids: Iterable[str]) -> list[st
 
 
 _DUPLICATE = re.compile(r" \[[0-9]+\]$")
+
+
+def without_repeat(name: str) -> str:
+    """A node test's name without the `` [2]`` a repeat of its full name gets."""
+    return _DUPLICATE.sub("", name)
 
 
 def node_own_names(test_id: str) -> list[str]:
