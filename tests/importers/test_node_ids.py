@@ -169,12 +169,17 @@ describe('S', () => {
   });
 });
 
+xtest('S', () => {
+  expect(1).toBe(1);
+});
+
 xtest('top', () => {
   expect(1).toBe(1);
 });
 """
 """Exercism's promises: a ``describe`` body calls the stub, which throws, so on the stub
-the suite fails with none of its tests declared."""
+the suite fails with none of its tests declared. diffie-hellman: a test beside it has the
+suite's name."""
 
 
 def test_a_suite_whose_body_throws_on_the_stub_stands_for_its_tests(tmp_path) -> None:
@@ -191,15 +196,22 @@ def test_a_suite_whose_body_throws_on_the_stub_stands_for_its_tests(tmp_path) ->
     )
     assert before.report is not None
     assert after.report is not None
-    assert before.report.cases == {"s.spec.js::S": "failed", "s.spec.js::top": "passed"}
-    assert before.report.unit_failures == {"s.spec.js::S": "s.spec.js::S"}
-    assert split_ids("node", before.report, after.report) == (["S > a", "S > b"], ["top"])
+    assert before.report.cases == {
+        "s.spec.js::S >": "failed",
+        "s.spec.js::S": "passed",  # the test named like the suite keeps its id
+        "s.spec.js::top": "passed",
+    }
+    assert before.report.unit_failures == {"s.spec.js::S >": "s.spec.js::S >"}
+    assert split_ids("node", before.report, after.report) == (["S > a", "S > b"], ["S", "top"])
     # the suite is no test the agent's run must list: its tests are, once declared
-    assert held_out_ids(before.report, ["s.spec.js"], set()) == {"s.spec.js::top"}
+    assert held_out_ids(before.report, ["s.spec.js"], set()) == {
+        "s.spec.js::S",
+        "s.spec.js::top",
+    }
     counted = tally(before.report, after.report, graded_passed=True)
     assert counted.task is not None
     assert counted.agent is not None
-    assert (counted.task.total, counted.task.passed, counted.task.fixed) == (3, 3, 2)
+    assert (counted.task.total, counted.task.passed, counted.task.fixed) == (4, 4, 2)
     assert counted.agent.total == 0
     # the agent's code throwing in the suite's body loses its tests: a failure, no tampering
     judge = CanaryJudge(Canaries((), frozenset(held_out_ids(after.report, ["s.spec.js"], set()))))

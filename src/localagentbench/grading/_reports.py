@@ -13,7 +13,8 @@ id (``tests/test_a.py::TestC::test_x``), ``<package>::<TestName>`` for Go, and
 gets a small reporter of ours that prints the runner's own events as JSON lines).
 Node lets one file declare two tests of the same name, even in the same suite: the
 second and later of one full name get `` [2]``, `` [3]``... in the order node reports
-them (the order they are declared), so every test call has an id of its own.
+them (the order they are declared), so every test call has an id of its own. A suite
+that failed on its own (a hook, or its body threw) is ``<file>::<suite> >``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ __all__ = [
     "Runner",
     "TestReport",
     "detect_runner",
+    "in_failed_unit",
     "instrument",
     "node_own_names",
     "parse_report",
@@ -66,6 +68,16 @@ def unit_of(test_id: str) -> str:
     return test_id.split("::", 1)[0]
 
 
+def in_failed_unit(test_id: str, units: Iterable[str]) -> bool:
+    """Whether ``test_id`` is of one of ``units`` that failed whole: its file or package, or
+    a node suite whose body threw (``file::suite >``) that declares it."""
+    unit = unit_of(test_id)
+    return any(
+        failed == unit or (failed.endswith(" >") and test_id.startswith(failed + " "))
+        for failed in units
+    )
+
+
 @dataclass
 class TestReport:
     """Test outcomes by id: ``<unit>::<name>`` (see the module docstring)."""
@@ -81,7 +93,7 @@ class TestReport:
     load or ended early, a Go package that did not build): their tests could not all be
     listed. Maps the unit to the case standing for it (None: no case, as for Go). A node
     suite whose body threw before declaring its tests (a stub throwing at describe time)
-    is a unit of its own, keyed by its case id (``file::suite``); see `failed_whole`."""
+    is a unit of its own, keyed by its case id (``file::suite >``); see `failed_whole`."""
     log: str = field(default="", compare=False)
     """The commands' logs, for a report kept beyond its run (the pristine results)."""
     sentinel_units: list[str] | None = field(default=None, compare=False)
@@ -107,9 +119,7 @@ class TestReport:
     def failed_whole(self, test_id: str) -> bool:
         """Whether ``test_id`` belongs to a unit that failed as a whole here: its file or
         package, or a node suite it is declared in (``file::suite > test``)."""
-        if unit_of(test_id) in self.unit_failures:
-            return True
-        return any(test_id.startswith(unit + " > ") for unit in self.unit_failures)
+        return in_failed_unit(test_id, self.unit_failures)
 
     def merge(self, other: TestReport) -> None:
         """Add another command's report (an id run twice fails if it failed once)."""
@@ -337,6 +347,9 @@ class _NodeTest:
     """The test's name after its ancestors' (filled in as their events arrive)."""
     outcome: Outcome
     counted: bool
+    leaf: bool
+    """A test with no subtests: the runner's unit of count. A suite or parent test is counted
+    only as its own failure, with an id of its own kind (``suite >``)."""
     stand_in: bool = False
     """A suite that failed with no test of it reported: its body threw, declaring none."""
 
@@ -345,9 +358,9 @@ def _node_events(path: Path, cwd: Path | None) -> TestReport:
     """Our node reporter's JSON lines. A test's event comes after its subtests' (per file), so
     the pending tests deeper than it are its descendants: they get its name as a prefix and
     its depth. Leaves are the tests; a suite or parent test counts only when it failed with
-    none of its descendants failing (a hook failed, or the file itself). A failed suite with
-    no test reported at all threw while declaring them: it also stands for them as a unit
-    that failed whole (their ids are unknown on this tree)."""
+    none of its descendants failing (a hook failed, or the file itself), as ``suite >``. A
+    failed suite with no test reported at all threw while declaring them: it also stands for
+    them as a unit that failed whole (their ids are unknown on this tree)."""
     report = TestReport()
     pending: dict[str, list[_NodeTest]] = {}
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
@@ -371,13 +384,14 @@ def _node_events(path: Path, cwd: Path | None) -> TestReport:
             child.depth = depth
             stack.append(child)
         failing_child = any(child.outcome == "failed" for child in children)
-        counted = not children and not event.get("suite")
+        leaf = not children and not event.get("suite")
         stack.append(
             _NodeTest(
                 depth,
                 [name],
                 outcome,
-                counted or (outcome == "failed" and not failing_child),
+                leaf or (outcome == "failed" and not failing_child),
+                leaf,
                 bool(event.get("suite")) and not children and outcome == "failed",
             )
         )
@@ -391,7 +405,9 @@ def _node_events(path: Path, cwd: Path | None) -> TestReport:
                 report.unit_failures[unit] = f"{unit}::"
                 report.add(f"{unit}::", test.outcome)
                 continue
-            full = " > ".join(test.names)
+            # a suite's own failure ends in " >": a test of the same full name keeps its id
+            # (and its number) whether or not the suite failed on this tree
+            full = " > ".join(test.names) + ("" if test.leaf else " >")
             seen[full] = seen.get(full, 0) + 1
             if seen[full] > 1:
                 full += f" [{seen[full]}]"
