@@ -17,6 +17,7 @@ from localagentbench.importers._jest import (
     EXPECT_FILE,
     EXPECT_MODULE,
     JestError,
+    commonjs_use,
     esm_imports,
     to_node_test,
 )
@@ -108,3 +109,17 @@ def test_the_message_names_the_class_a_type_check_demands_not_the_assert_raises_
         '    self.assertEqual(err.exception.args[0], "two")\n'
     )
     assert asserted_messages(two, "python") == [("ValueError", "one"), ("FullError", "two")]
+
+
+def test_commonjs_files_are_refused_with_what_they_use() -> None:
+    """Exercism grep's spec and the word-search and parallel-letter-frequency examples are
+    CommonJS, which the converted (ES module) tests cannot load."""
+    spec = "const { test, expect } = require('@jest/globals');\ntest('x', () => {});\n"
+    with pytest.raises(JestError, match=r"CommonJS file \(uses require\)"):
+        to_node_test(spec, "./" + EXPECT_FILE)
+    assert commonjs_use("class W {}\n\nmodule.exports = W;\n") == "module.exports"
+    assert commonjs_use("const { Worker } = require('node:worker_threads');\n") == "require"
+    # ES modules, comments and methods named like it are not CommonJS
+    assert commonjs_use(TWO_FER_EXAMPLE) is None
+    assert commonjs_use("// module.exports = x was the old way\nexport const a = 1;\n") is None
+    assert commonjs_use("export const f = (m) => m.require('x');\n") is None
