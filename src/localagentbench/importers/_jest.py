@@ -239,9 +239,9 @@ def to_node_test(source: str, expect_path: str) -> str:
         raise JestError(f"uses {', '.join(used)}, which has no node:test equivalent here")
     if re.search(r"\b(test|it|describe)\.each\b", source):
         raise JestError("uses test.each/describe.each, which node:test lacks")
-    used = commonjs_use(source)
-    if used is not None:
-        raise JestError(f"is a CommonJS file (uses {used}), which cannot run as an ES module")
+    construct = commonjs_use(source)
+    if construct is not None:
+        raise JestError(f"is a CommonJS file (uses {construct}), which cannot run as an ES module")
     body = _JEST_GLOBALS.sub("", source)
     body = re.sub(r"\b(x?test|x?it|x?describe)\.only\(", r"\1(", body)
     header = _HEADER.replace("'EXPECT'", repr(expect_path))
