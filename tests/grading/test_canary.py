@@ -134,11 +134,15 @@ def test_held_out_ids_leave_out_parametrised_cases_and_subtests():
         "tests/test_v.py::test_visible",
         "example.com/m::TestHeldout",
         "example.com/m::TestHeldout/sub",
+        "h.spec.js::S > same",
+        "h.spec.js::S > same [2]",
     ):
         report.add(case, "passed")
-    assert held_out_ids(report, ["tests/test_h.py"], {"TestHeldout"}) == {
+    assert held_out_ids(report, ["tests/test_h.py", "h.spec.js"], {"TestHeldout"}) == {
         "tests/test_h.py::test_a",
         "example.com/m::TestHeldout",
+        "h.spec.js::S > same",
+        "h.spec.js::S > same [2]",  # a repeated node name, numbered in declaration order
     }
 
 

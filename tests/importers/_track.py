@@ -72,6 +72,93 @@ export const twoFer = (name = 'you') => {
 };
 """
 
+CIRCULAR_BUFFER_STUB = """\
+class BufferFullException(BufferError):
+    def __init__(self, message):
+        pass
+
+
+class BufferEmptyException(BufferError):
+    def __init__(self, message):
+        pass
+
+
+class CircularBuffer:
+    def __init__(self, capacity):
+        pass
+
+    def read(self):
+        pass
+
+    def write(self, data):
+        pass
+"""
+"""Exercism Python's circular-buffer stub, cut down: the tests' exception classes are the
+stub's, subclasses of the built-in ``BufferError``."""
+
+CIRCULAR_BUFFER_TEST = """\
+import unittest
+
+from circular_buffer import (
+    CircularBuffer,
+    BufferEmptyException,
+    BufferFullException,
+)
+
+
+class CircularBufferTest(unittest.TestCase):
+    def test_reading_empty_buffer_should_fail(self):
+        buf = CircularBuffer(1)
+        with self.assertRaises(BufferError) as err:
+            buf.read()
+
+        self.assertEqual(type(err.exception), BufferEmptyException)
+        self.assertEqual(err.exception.args[0], "Circular buffer is empty")
+
+    def test_can_read_an_item_just_written(self):
+        buf = CircularBuffer(1)
+        buf.write("1")
+        self.assertEqual(buf.read(), "1")
+
+    def test_full_buffer_can_t_be_written_to(self):
+        buf = CircularBuffer(1)
+        buf.write("1")
+        with self.assertRaises(BufferError) as err:
+            buf.write("2")
+
+        self.assertEqual(type(err.exception), BufferFullException)
+        self.assertEqual(err.exception.args[0], "Circular buffer is full")
+"""
+"""Its tests as the track writes them: ``assertRaises`` names the built-in base class, an exact
+type check after the block the class the tests expect."""
+
+CIRCULAR_BUFFER_EXAMPLE = """\
+class BufferFullException(BufferError):
+    def __init__(self, message):
+        self.message = message
+
+
+class BufferEmptyException(BufferError):
+    def __init__(self, message):
+        self.message = message
+
+
+class CircularBuffer:
+    def __init__(self, capacity):
+        self.capacity = capacity
+        self.items = []
+
+    def read(self):
+        if not self.items:
+            raise BufferEmptyException("Circular buffer is empty")
+        return self.items.pop(0)
+
+    def write(self, data):
+        if len(self.items) == self.capacity:
+            raise BufferFullException("Circular buffer is full")
+        self.items.append(data)
+"""
+
 HAMMING_TEST = """\
 package hamming
 
@@ -172,6 +259,29 @@ def python_track(root: Path, *, broken: bool = True) -> Path:
             {"solution": ["leap.py"], "test": ["leap_test.py"], "example": [".meta/example.py"]},
             "# Instructions\n\nGiven a year, report if it is a leap year.\n",
         )
+    return root
+
+
+def circular_buffer_track(root: Path) -> Path:
+    """Exercism Python's ``circular-buffer``, cut down to three tests."""
+    _config(root, "Python", [("circular-buffer", 3)])
+    _exercise(
+        root,
+        "circular-buffer",
+        {
+            "circular_buffer.py": CIRCULAR_BUFFER_STUB,
+            "circular_buffer_test.py": CIRCULAR_BUFFER_TEST,
+            ".meta/example.py": CIRCULAR_BUFFER_EXAMPLE,
+        },
+        {
+            "solution": ["circular_buffer.py"],
+            "test": ["circular_buffer_test.py"],
+            "example": [".meta/example.py"],
+        },
+        "# Instructions\n\nA circular buffer uses a single, fixed-size buffer.\n\n"
+        "Create two custom exceptions, one raised when the buffer is full and one when it is "
+        "empty.\n",
+    )
     return root
 
 

@@ -12,7 +12,12 @@ import shutil
 
 import pytest
 import yaml
-from tests.importers._track import go_track, javascript_track, python_track
+from tests.importers._track import (
+    circular_buffer_track,
+    go_track,
+    javascript_track,
+    python_track,
+)
 
 from localagentbench.importers import import_exercism
 
@@ -67,6 +72,19 @@ def test_python_exercise_imported_proven_and_the_broken_one_not_written(tmp_path
 
 
 @pytest.mark.slow
+def test_error_hints_name_the_exception_class_the_tests_check(tmp_path) -> None:
+    """circular-buffer's tests catch the built-in ``BufferError`` and then demand the stub's
+    ``BufferEmptyException``/``BufferFullException``: the prompt names those."""
+    out = tmp_path / "suite"
+    result = import_exercism(circular_buffer_track(tmp_path / "python"), "python", out)
+    assert result.written == ["py-circular-buffer"], result.rejected
+    prompt = _task(out, "py-circular-buffer")["prompt"]
+    assert "- `BufferEmptyException`: `Circular buffer is empty`" in prompt
+    assert "- `BufferFullException`: `Circular buffer is full`" in prompt
+    assert "`BufferError`" not in prompt
+
+
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_javascript_exercise_converted_from_jest_and_proven(tmp_path, cli) -> None:
     out = tmp_path / "suite"
@@ -74,11 +92,11 @@ def test_javascript_exercise_converted_from_jest_and_proven(tmp_path, cli) -> No
     assert result.written == ["js-two-fer"], result.rejected
     task = _task(out, "js-two-fer")
     assert task["oracle"]["command"] == ["node", "--test", "two-fer.spec.js"]
-    assert task["fail_to_pass"] == [
-        "no name given",
-        "a name given",
-        "another name given",
-        "an empty name is refused",
+    assert task["fail_to_pass"] == [  # each test with its describe path
+        "twoFer() > no name given",
+        "twoFer() > a name given",
+        "twoFer() > another name given",
+        "twoFer() > an empty name is refused",
     ]
     assert "`Error`: `name must not be empty`" in task["prompt"]
     repo = out / "js-two-fer" / "repo"

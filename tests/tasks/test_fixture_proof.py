@@ -114,6 +114,11 @@ def test_classifier_table(tmp_path):
     assert "`go` is not installed" in reason
     node = ["node", "--test", "tests/"]
     assert classify_run(node, _result(1, "# tests 0\n# pass 0"), tmp_path)[0] == "env-fault"
+    # the only suite threw while declaring its tests (a stub called in a describe body)
+    threw = _result(1, "not ok 1 - Random key cipher\n  ---\n# tests 0\n# suites 1\n# fail 0")
+    assert classify_run(node, threw, tmp_path)[0] == "failed"
+    empty = _result(0, "ok 1 - empty suite\n# tests 0\n# suites 1\n# fail 0")
+    assert classify_run(node, empty, tmp_path)[0] == "env-fault"
     npm = _result(1, "Error: Cannot find module 'lodash'")
     assert classify_run(node, npm, tmp_path)[0] == "env-fault"
     relative = _result(1, "Error: Cannot find module '../src/x'")

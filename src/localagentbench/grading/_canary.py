@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Literal
 
 from localagentbench._proc import ProcessResult
-from localagentbench.grading._reports import Runner, TestReport, unit_of
+from localagentbench.grading._reports import Runner, TestReport, in_failed_unit, unit_of
 
 __all__ = [
     "CanaryJudge",
@@ -384,6 +384,7 @@ class CanaryJudge:
             test_id
             for test_id in self.canaries.expected - self.seen_ids
             if not _unit_failed(unit_of(test_id), self.failed_units)
+            and not in_failed_unit(test_id, self.failed_units)
         )
         if lost:
             more = f" (+{len(lost) - 5} more)" if len(lost) > 5 else ""

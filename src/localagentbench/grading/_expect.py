@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from localagentbench.grading._canary import random_word
-from localagentbench.grading._reports import TestReport
+from localagentbench.grading._reports import TestReport, without_repeat
 
 __all__ = ["disable_agent_test_mains", "drop_bytecode_caches", "go_test_names", "held_out_ids"]
 
@@ -28,7 +28,8 @@ def held_out_ids(
 ) -> set[str]:
     """The pristine report's ids that belong to held-out material (files injected, or Go test
     functions declared in injected files), without parametrised cases or subtests, whose ids
-    may legitimately follow the code under test."""
+    may legitimately follow the code under test (a node test's `` [2]`` follows only the
+    order its file declares tests in: it stays)."""
     if report is None:
         return set()
     files = set(injected)
@@ -36,7 +37,9 @@ def held_out_ids(
     ids = set()
     for case in report.cases:
         unit, _, name = case.rpartition("::")
-        if "[" in name or "/" in name or case in stand_ins or unit in report.unit_failures:
+        if "[" in without_repeat(name) or "/" in name:
+            continue
+        if case in stand_ins or unit in report.unit_failures:
             continue  # a case standing for a file that failed whole is no test of its own
         if name in go_names or any(unit == f or f.endswith("/" + unit) for f in files):
             ids.add(case)

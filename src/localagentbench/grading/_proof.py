@@ -67,6 +67,9 @@ _RAN_TESTS = re.compile(
 )
 """A test that ran: `node --test`'s count, or a Go package whose tests ran. A module's
 packages without tests (``?  pkg  [no test files]``) are neutral beside one that ran."""
+_FAILED_SUITE = (re.compile(r"^# suites [1-9]", re.M), re.compile(r"^\s*not ok \d+ - ", re.M))
+"""`node --test` with no test counted but a suite that failed: its body threw before it
+declared a test (a stub called while declaring them), a failure of the code under test."""
 
 
 @dataclass(frozen=True)
@@ -112,7 +115,10 @@ def classify_proof(
         return "env-fault", f"`{shown}`: {_PYTEST_FAULT_CODES[result.exit_code]}", None
     if result.exit_code != 0 and (module := _third_party_import(output, fixture)):
         return "env-fault", f"`{shown}` imports `{module}`, not in the standard library", None
-    if _NO_TESTS.search(output) and not _RAN_TESTS.search(output):
+    failed_suite = result.exit_code != 0 and all(
+        pattern.search(output) for pattern in _FAILED_SUITE
+    )
+    if _NO_TESTS.search(output) and not _RAN_TESTS.search(output) and not failed_suite:
         return "env-fault", f"`{shown}` ran no tests", None
     if result.exit_code == 0:
         return "passed", "passed", None

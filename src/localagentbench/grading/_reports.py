@@ -11,12 +11,17 @@ Test ids are unique per file for every runner, ``<unit>::<name>``: a pytest node
 id (``tests/test_a.py::TestC::test_x``), ``<package>::<TestName>`` for Go, and
 ``<file>::<suite> > <test>`` for node (its JUnit reporter names no file, so node
 gets a small reporter of ours that prints the runner's own events as JSON lines).
+Node lets one file declare two tests of the same name, even in the same suite: the
+second and later of one full name get `` [2]``, `` [3]``... in the order node reports
+them (the order they are declared), so every test call has an id of its own. A suite
+that failed on its own (a hook, or its body threw) is ``<file>::<suite> >``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import urllib.parse
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
@@ -28,10 +33,13 @@ __all__ = [
     "Runner",
     "TestReport",
     "detect_runner",
+    "in_failed_unit",
     "instrument",
+    "node_own_names",
     "parse_report",
     "select_tests",
     "unit_of",
+    "without_repeat",
 ]
 
 Runner = Literal["pytest", "go", "node"]
@@ -60,6 +68,16 @@ def unit_of(test_id: str) -> str:
     return test_id.split("::", 1)[0]
 
 
+def in_failed_unit(test_id: str, units: Iterable[str]) -> bool:
+    """Whether ``test_id`` is of one of ``units`` that failed whole: its file or package, or
+    a node suite whose body threw (``file::suite >``) that declares it."""
+    unit = unit_of(test_id)
+    return any(
+        failed == unit or (failed.endswith(" >") and test_id.startswith(failed + " "))
+        for failed in units
+    )
+
+
 @dataclass
 class TestReport:
     """Test outcomes by id: ``<unit>::<name>`` (see the module docstring)."""
@@ -73,7 +91,9 @@ class TestReport:
     unit_failures: dict[str, str | None] = field(default_factory=dict)
     """Units that failed as a whole (a pytest collection error, a node file that did not
     load or ended early, a Go package that did not build): their tests could not all be
-    listed. Maps the unit to the case standing for it (None: no case, as for Go)."""
+    listed. Maps the unit to the case standing for it (None: no case, as for Go). A node
+    suite whose body threw before declaring its tests (a stub throwing at describe time)
+    is a unit of its own, keyed by its case id (``file::suite >``); see `failed_whole`."""
     log: str = field(default="", compare=False)
     """The commands' logs, for a report kept beyond its run (the pristine results)."""
     sentinel_units: list[str] | None = field(default=None, compare=False)
@@ -95,6 +115,11 @@ class TestReport:
             self.cases[test_id] = outcome
         if names:
             self.names.setdefault(test_id, set()).update(n for n in names if n)
+
+    def failed_whole(self, test_id: str) -> bool:
+        """Whether ``test_id`` belongs to a unit that failed as a whole here: its file or
+        package, or a node suite it is declared in (``file::suite > test``)."""
+        return in_failed_unit(test_id, self.unit_failures)
 
     def merge(self, other: TestReport) -> None:
         """Add another command's report (an id run twice fails if it failed once)."""
@@ -199,11 +224,39 @@ def select_tests(argv: list[str], runner: Runner, ids: Iterable[str]) -> list[st
             if a.startswith("-") or (j and rest[j - 1] in _PYTEST_VALUE_FLAGS):
                 kept.append(a)
         return [*kept, *names]
-    alternation = "|".join(_regex_escape(n) for n in names)
     if runner == "go":
+        alternation = "|".join(_regex_escape(n) for n in names)
         i = _go_test_index(argv)
         return [*argv[: i + 1], "-run", f"^({alternation})$", *argv[i + 1 :]]
+    own = dict.fromkeys(n for test_id in names for n in node_own_names(test_id))
+    alternation = "|".join(_regex_escape(n) for n in own)
     return _insert_after(argv, "--test", [f"--test-name-pattern=^({alternation})$"])
+
+
+_DUPLICATE = re.compile(r" \[[0-9]+\]$")
+
+
+def without_repeat(name: str) -> str:
+    """A node test's name without the `` [2]`` a repeat of its full name gets."""
+    return _DUPLICATE.sub("", name)
+
+
+def node_own_names(test_id: str) -> list[str]:
+    """The names node's ``--test-name-pattern`` may know a node test id's test by.
+
+    Node before 22 matches a pattern against a test's own name only, so an id with its
+    suites (``suite > test``, maybe `` [2]`` for a repeated name, maybe after ``file::``)
+    selects by its last part; as a test's own name may itself hold `` > `` or ``::``, every
+    tail of the path is a candidate. Selecting more tests than asked costs a little time:
+    the outcomes are read per id from the report afterwards."""
+    paths = [test_id]
+    if "::" in test_id:
+        paths.append(test_id.split("::", 1)[1])
+    found: list[str] = []
+    for variant in dict.fromkeys(v for path in paths for v in (_DUPLICATE.sub("", path), path)):
+        parts = variant.split(" > ")
+        found.extend(" > ".join(parts[i:]) for i in range(len(parts) - 1, -1, -1))
+    return list(dict.fromkeys(found))
 
 
 def _regex_escape(text: str) -> str:
@@ -294,13 +347,20 @@ class _NodeTest:
     """The test's name after its ancestors' (filled in as their events arrive)."""
     outcome: Outcome
     counted: bool
+    leaf: bool
+    """A test with no subtests: the runner's unit of count. A suite or parent test is counted
+    only as its own failure, with an id of its own kind (``suite >``)."""
+    stand_in: bool = False
+    """A suite that failed with no test of it reported: its body threw, declaring none."""
 
 
 def _node_events(path: Path, cwd: Path | None) -> TestReport:
     """Our node reporter's JSON lines. A test's event comes after its subtests' (per file), so
     the pending tests deeper than it are its descendants: they get its name as a prefix and
     its depth. Leaves are the tests; a suite or parent test counts only when it failed with
-    none of its descendants failing (a hook failed, or the file itself)."""
+    none of its descendants failing (a hook failed, or the file itself), as ``suite >``. A
+    failed suite with no test reported at all threw while declaring them: it also stands for
+    them as a unit that failed whole (their ids are unknown on this tree)."""
     report = TestReport()
     pending: dict[str, list[_NodeTest]] = {}
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
@@ -324,14 +384,20 @@ def _node_events(path: Path, cwd: Path | None) -> TestReport:
             child.depth = depth
             stack.append(child)
         failing_child = any(child.outcome == "failed" for child in children)
-        counted = not children and not event.get("suite")
+        leaf = not children and not event.get("suite")
         stack.append(
             _NodeTest(
-                depth, [name], outcome, counted or (outcome == "failed" and not failing_child)
+                depth,
+                [name],
+                outcome,
+                leaf or (outcome == "failed" and not failing_child),
+                leaf,
+                bool(event.get("suite")) and not children and outcome == "failed",
             )
         )
     for file, tests in pending.items():
         unit = _relative(file, cwd)
+        seen: dict[str, int] = {}
         for test in tests:
             if not test.counted:
                 continue
@@ -339,8 +405,15 @@ def _node_events(path: Path, cwd: Path | None) -> TestReport:
                 report.unit_failures[unit] = f"{unit}::"
                 report.add(f"{unit}::", test.outcome)
                 continue
-            full = " > ".join(test.names)
+            # a suite's own failure ends in " >": a test of the same full name keeps its id
+            # (and its number) whether or not the suite failed on this tree
+            full = " > ".join(test.names) + ("" if test.leaf else " >")
+            seen[full] = seen.get(full, 0) + 1
+            if seen[full] > 1:
+                full += f" [{seen[full]}]"
             report.add(f"{unit}::{full}", test.outcome, test.names[-1], full)
+            if test.stand_in:
+                report.unit_failures[f"{unit}::{full}"] = f"{unit}::{full}"
     return report
 
 

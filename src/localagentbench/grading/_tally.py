@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from localagentbench.grading._reports import TestReport, unit_of
+from localagentbench.grading._reports import TestReport
 from localagentbench.grading._results import AgentTests, CorrectnessBasis, TaskTests
 
 __all__ = ["Tally", "declared_go_tests", "tally"]
@@ -108,11 +108,7 @@ def tally(
         return f"{unit}::{name.split('/', 1)[0]}" in declared
 
     def is_task(test_id: str) -> bool:
-        return (
-            test_id in before.cases
-            or unit_of(test_id) in before.unit_failures
-            or declared_test(test_id)
-        )
+        return test_id in before.cases or before.failed_whole(test_id) or declared_test(test_id)
 
     ids = {i for i in [*before.cases, *filter(is_task, after.cases)] if i not in pseudo}
     ran = [

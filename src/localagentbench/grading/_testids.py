@@ -35,15 +35,22 @@ __all__ = ["named_test_checks"]
 IdOutcome = Literal["passed", "failed", "missing"]
 
 
-def _answers_to(report: TestReport, case: str, test_id: str) -> bool:
-    names = {case, *report.names.get(case, ())}
+def _answers_to(report: TestReport, case: str, test_id: str, *, loose: bool) -> bool:
+    """Whether ``case`` is ``test_id``'s test: by its id or its name after the unit (a Go
+    test name, a node test's suites and name), or, ``loose``, by any name it answers to (a
+    nested node test's own name, as ids listed before they carried suites)."""
+    names = {case, *(n for n in report.names.get(case, ()) if loose or case.endswith("::" + n))}
     return any(n == test_id or n.startswith((test_id + "[", test_id + "/")) for n in names)
 
 
 def outcome_of(report: TestReport, test_id: str) -> IdOutcome:
     """An id's outcome: parametrised cases (``id[...]``) and subtests (``id/...``) count, and
-    a Go or node name matches that test in every package or file."""
-    found = [o for case, o in report.cases.items() if _answers_to(report, case, test_id)]
+    a Go or node name matches that test in every package or file. A node id names its test
+    with its suites (``suite > test``); an id that matches no test that way is read as a
+    test's own name, matching it in every suite."""
+    found = [
+        o for case, o in report.cases.items() if _answers_to(report, case, test_id, loose=False)
+    ] or [o for case, o in report.cases.items() if _answers_to(report, case, test_id, loose=True)]
     if "failed" in found:
         return "failed"
     return "passed" if "passed" in found else "missing"

@@ -26,6 +26,7 @@ from localagentbench.importers._jest import (
     EXPECT_FILE,
     EXPECT_MODULE,
     JestError,
+    commonjs_use,
     esm_imports,
     to_node_test,
 )
@@ -189,6 +190,14 @@ def _build(
             if (exercise / extra).is_file():
                 _copy(exercise / extra, stub / extra)
     if track.language == "javascript":
+        for rel in [*solution, *editor, *example]:
+            used = commonjs_use((exercise / rel).read_text(encoding="utf-8"))
+            if used is not None:
+                raise ExerciseError(
+                    "commonjs not convertible",
+                    f"{slug}: {rel} is CommonJS (uses {used}); the converted tests import it "
+                    "as an ES module",
+                )
         (stub / "package.json").write_text(
             json.dumps({"name": slug, "private": True, "type": "module"}, indent=2) + "\n",
             encoding="utf-8",

@@ -13,7 +13,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["EXPECT_FILE", "EXPECT_MODULE", "JestError", "esm_imports", "to_node_test"]
+__all__ = [
+    "EXPECT_FILE",
+    "EXPECT_MODULE",
+    "JestError",
+    "commonjs_use",
+    "esm_imports",
+    "to_node_test",
+]
 
 EXPECT_FILE = "lab-expect.js"
 
@@ -197,6 +204,22 @@ class JestError(ValueError):
     """The file uses Jest in a way with no mechanical node:test equivalent."""
 
 
+_COMMONJS = re.compile(r"\bmodule\.exports\b|\bexports\.\w+\s*=|(?<![.\w])require\(\s*['\"]")
+
+
+def commonjs_use(source: str) -> str | None:
+    """The first CommonJS construct (``require('...')``, ``module.exports``) in a file, or None.
+
+    Converted files run as ECMAScript modules (``"type": "module"``), where neither exists:
+    such a file cannot run as converted (Jest ran it through Babel)."""
+    for line in source.splitlines():
+        code = line.split("//", 1)[0]
+        found = _COMMONJS.search(code)
+        if found:
+            return found.group(0).rstrip("('\" ")
+    return None
+
+
 def esm_imports(source: str) -> str:
     """Relative import specifiers given the ``.js`` extension ECMAScript modules need."""
 
@@ -216,6 +239,9 @@ def to_node_test(source: str, expect_path: str) -> str:
         raise JestError(f"uses {', '.join(used)}, which has no node:test equivalent here")
     if re.search(r"\b(test|it|describe)\.each\b", source):
         raise JestError("uses test.each/describe.each, which node:test lacks")
+    construct = commonjs_use(source)
+    if construct is not None:
+        raise JestError(f"is a CommonJS file (uses {construct}), which cannot run as an ES module")
     body = _JEST_GLOBALS.sub("", source)
     body = re.sub(r"\b(x?test|x?it|x?describe)\.only\(", r"\1(", body)
     header = _HEADER.replace("'EXPECT'", repr(expect_path))

@@ -139,30 +139,48 @@ def run_tests(
     return TestRun(result.exit_code, report, output)
 
 
-def _name(runner: Runner, test_id: str, report: TestReport) -> str | None:
+def _name(runner: Runner, test_id: str) -> str | None:
     """The id a task lists for one reported case (None: not listed on its own).
 
     pytest: the node id. Go: the top-level test name (subtests are judged with it). node:
-    the test's own name, which `--test-name-pattern` selects by.
+    the test's suites and name (``suite > test``, `` [2]`` on a repeated one), as the
+    grader's report names it in its file.
     """
-    unit, _, name = test_id.partition("::")
+    name = test_id.partition("::")[2]
     if runner == "pytest":
         return test_id
     if runner == "go":
         return name if name and "/" not in name else None
-    if not name:
-        return None  # a node file that failed as a whole
-    own = [n for n in report.names.get(test_id, ()) if " > " not in n]
-    return own[0] if own else name.rsplit(" > ", 1)[-1]
+    return name or None  # no name: a node file that failed as a whole
 
 
-def named_ids(runner: Runner, report: TestReport) -> dict[str, str]:
-    """Listed id -> its outcome (a failure of any case of the id wins)."""
+def _in_several_files(runner: Runner, *reports: TestReport) -> set[str]:
+    """Node names (suites and test) that the reports show in more than one file."""
+    files: dict[str, set[str]] = {}
+    if runner == "node":
+        for report in reports:
+            for case in report.cases:
+                name = _name(runner, case)
+                if name is not None:
+                    files.setdefault(name, set()).add(case.partition("::")[0])
+    return {name for name, units in files.items() if len(units) > 1}
+
+
+def named_ids(
+    runner: Runner, report: TestReport, qualified: set[str] | None = None
+) -> dict[str, str]:
+    """Listed id -> its outcome (a failure of any case of the id wins). A node test whose
+    suites and name recur in another file (``qualified``; default: in this report) is
+    listed with its file (``file::suite > test``), so each test call keeps its own id."""
+    if qualified is None:
+        qualified = _in_several_files(runner, report)
     found: dict[str, str] = {}
     for test_id, outcome in report.cases.items():
-        name = _name(runner, test_id, report)
+        name = _name(runner, test_id)
         if name is None or outcome == "skipped":
             continue
+        if name in qualified:
+            name = test_id
         if found.get(name) != "failed":
             found[name] = outcome
     return found
@@ -175,8 +193,10 @@ def split_ids(
 
     A test missing before (its file did not load, a panic ended the binary) failed there.
     """
-    was = named_ids(runner, before) if before is not None else {}
-    now = named_ids(runner, after)
+    reports = [after] if before is None else [before, after]
+    qualified = _in_several_files(runner, *reports)
+    was = named_ids(runner, before, qualified) if before is not None else {}
+    now = named_ids(runner, after, qualified)
     passing = [name for name, outcome in now.items() if outcome == "passed"]
     f2p = [n for n in passing if was.get(n) != "passed"]
     p2p = [n for n in passing if was.get(n) == "passed"]

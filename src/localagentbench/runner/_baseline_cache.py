@@ -35,7 +35,9 @@ from localagentbench.tasks import Task
 
 __all__ = ["BaselineCache", "baseline_cache_file"]
 
-STORE_VERSION = 2
+STORE_VERSION = 3
+"""3: node reports name a repeated test `` [2]`` and a suite that threw a unit failure;
+reports kept by older versions lack both, so they are computed again."""
 """2: pristine reports carry the units where sentinel tests were proven (grading._canary)."""
 
 
