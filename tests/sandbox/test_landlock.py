@@ -134,3 +134,15 @@ def test_a_hidden_tree_inside_a_visible_toolchain_is_unreadable(
     assert "print('tool')" in result.stdout
     assert "home = /usr/bin" in result.stdout
     assert "test_heldout.py" in result.stdout  # names can be listed: said in the warning
+
+
+@pytest.mark.skipif(not Path("/etc/resolv.conf").exists(), reason="no /etc/resolv.conf here")
+def test_the_resolver_is_readable_only_where_the_network_is_open(
+    landlock: LandlockSandbox, run_jailed: RunJailed
+) -> None:
+    """An environment build (network "open") must resolve the registry's name: uv read no
+    resolver configuration under landlock, and every Python/npm environment build failed
+    with 'Temporary failure in name resolution' on a machine without bubblewrap."""
+    script = "cat /etc/resolv.conf >/dev/null 2>&1 && echo readable || echo hidden"
+    assert run_jailed(landlock, script, network="open").stdout.strip() == "readable"
+    assert run_jailed(landlock, script).stdout.strip() == "hidden"

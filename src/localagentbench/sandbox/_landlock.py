@@ -52,6 +52,8 @@ from localagentbench.sandbox._wrapped import (
 __all__ = ["LandlockSandbox"]
 
 _READ_ONLY = (*SYSTEM_TREES, *ETC_FILES, "/etc/passwd", "/etc/group", "/etc/hosts", "/proc")
+_RESOLVER = "/etc/resolv.conf"
+"""Readable only where the network is open (bwrap binds it in that case alone)."""
 _DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 """Writable device nodes (files, not folders: nothing can be created through them). Not
 /dev/shm: it is the host's, shared by every jail, so a file written there (held-out tests
@@ -216,7 +218,13 @@ class LandlockSandbox:
             # What the agent left in its TMPDIR: the counterpart of bwrap's private /tmp.
             "count_scratch": {"trees": [str(tmpdir)], "made": []},
             "landlock": {
-                "ro": [*_READ_ONLY, *map(str, jail.readonly), str(LAUNCHER_DIR)],
+                "ro": [
+                    *_READ_ONLY,
+                    # The host's resolver, for the host's network (an environment build).
+                    *([_RESOLVER] if spec.network == "open" and Path(_RESOLVER).exists() else []),
+                    *map(str, jail.readonly),
+                    str(LAUNCHER_DIR),
+                ],
                 "rw": [str(spec.workspace), str(spec.home), *_DEVICES],
                 "ports": ports if self.abi >= 4 and spec.network != "open" else None,
                 "hidden": [str(path) for path in jail.hidden],
