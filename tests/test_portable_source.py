@@ -23,6 +23,8 @@ LINUX_SANDBOXES = {
     SOURCE / "sandbox" / "_launcher.py",
     SOURCE / "sandbox" / "_kernel.py",
     SOURCE / "sandbox" / "_cgroup.py",  # cgroups: a Linux kernel interface, found via /proc
+    SOURCE / "sandbox" / "_container.py",  # containers run on Linux only (find_engine says so)
+    SOURCE / "sandbox" / "_netns.py",  # a network namespace: /proc/<pid>/ns/net
 }
 LINUX_TESTS = {"system() == 'linux'", "kind == 'linux'"}
 
