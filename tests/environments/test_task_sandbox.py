@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from localagentbench.environments import task_sandbox
+from localagentbench.environments import _image, task_sandbox
 from localagentbench.sandbox import (
     ContainerSandbox,
     Engine,
@@ -30,10 +30,13 @@ def test_a_plain_task_of_a_podman_run_gets_the_host_sandbox_inside_the_trials_li
     make_task("plain-add")
     (task,) = load_suite(tmp_path / "suite").tasks
     monkeypatch.setattr("localagentbench.environments._image.select", lambda _=None: NoneSandbox())
-    monkeypatch.setattr("localagentbench.environments._image._host", {})
     limits = ResourceLimits(memory_mb=256)
     limited = LimitedSandbox(ContainerSandbox(ENGINE), None, "grading", limits)
-    chosen = task_sandbox(task, limited)
+    _image._host_sandbox.cache_clear()  # the stand-in host sandbox for this test only
+    try:
+        chosen = task_sandbox(task, limited)
+    finally:
+        _image._host_sandbox.cache_clear()
     assert isinstance(chosen, LimitedSandbox)
     assert isinstance(chosen.inner, NoneSandbox)
     assert chosen.fallback == limits

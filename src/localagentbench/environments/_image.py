@@ -14,6 +14,7 @@ sandbox a task runs in: its container for a container task, the given one otherw
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import threading
@@ -39,12 +40,13 @@ __all__ = ["BUILD_CA_PATH", "IMAGE_LABEL", "ensure_image", "image_tag", "task_sa
 IMAGE_LABEL = "io.localagentbench.task"
 """Label on every image the harness builds (its value: the task's ``id@version``)."""
 _BUILD_TIMEOUT_S = 3600.0
-_host: dict[str, Sandbox] = {}
-_host_lock = threading.Lock()
-
-
 BUILD_CA_PATH = "/run/localagentbench-ca.crt"
 """Where podman build steps find the host's CA bundle (read-only, never in the image)."""
+_ready: set[tuple[str, str]] = set()
+"""(engine binary, image tag) ensured in this process: every trial and grading of a run asks,
+and the engine's answer is a process start each time. The tag carries the context's digest,
+so a changed Dockerfile or context is a new tag, looked up (and built) afresh."""
+_ready_lock = threading.Lock()
 
 
 def host_ca_bundle() -> Path | None:
@@ -93,20 +95,31 @@ def ensure_image(task: Task, engine: Engine, cancel: threading.Event | None = No
     when the build fails or a named image is not on this machine."""
     assert task.container is not None
     tag = image_tag(task)
+    with _ready_lock:
+        if (str(engine.binary), tag) in _ready:
+            return tag
+    _ensure(task, engine, tag, cancel)
+    with _ready_lock:
+        _ready.add((str(engine.binary), tag))
+    return tag
+
+
+def _ensure(task: Task, engine: Engine, tag: str, cancel: threading.Event | None) -> None:
+    assert task.container is not None
     if task.container.image is not None:
         if not _exists(engine, tag):
             raise EnvironmentBuildError(
                 f"{task.file}: container.image {tag} is not on this machine ({engine.name} "
                 "pulls nothing here); build or load it first"
             )
-        return tag
+        return
     if _exists(engine, tag):
-        return tag
+        return
     logs = envs_root() / "images"
     name = tag.rsplit("/", 1)[-1].replace(":", "-")
     with _locked(logs / name):
         if _exists(engine, tag):
-            return tag
+            return
         assert task.container.dockerfile is not None
         args = engine.command("build", "--tag", tag, "--label", f"{IMAGE_LABEL}={task.key}")
         args += ["--file", str(task.resolve(task.container.dockerfile))]
@@ -125,7 +138,6 @@ def ensure_image(task: Task, engine: Engine, cancel: threading.Event | None = No
             raise EnvironmentBuildError(
                 f"{task.file}: container image build failed: {why} (full log: {log})"
             )
-    return tag
 
 
 def _why(output: str, exit_code: int | None, timed_out: bool) -> str:
@@ -145,13 +157,11 @@ def _why(output: str, exit_code: int | None, timed_out: bool) -> str:
     return (errors or lines or [f"exit code {exit_code}"])[-1]
 
 
+@functools.cache
 def _host_sandbox() -> Sandbox:
     """The best host sandbox, for the tasks of a ``--sandbox podman|docker`` run that ship
     no container (their toolchains are the machine's)."""
-    with _host_lock:
-        if "best" not in _host:
-            _host["best"] = select(None)
-        return _host["best"]
+    return select(None)
 
 
 def task_sandbox(task: Task, sandbox: Sandbox, cancel: threading.Event | None = None) -> Sandbox:
@@ -163,13 +173,10 @@ def task_sandbox(task: Task, sandbox: Sandbox, cancel: threading.Event | None = 
     if isinstance(sandbox, LimitedSandbox):  # a trial's limits: kept around the answer
         own = task_sandbox(task, sandbox.inner, cancel)
         return LimitedSandbox(own, sandbox.cgroup, sandbox.phase, sandbox.fallback)
-    engine_name = sandbox.name if isinstance(sandbox, ContainerSandbox) else None
     if task.container is None:
         return _host_sandbox() if isinstance(sandbox, ContainerSandbox) else sandbox
     try:
-        engine = (
-            sandbox.engine if isinstance(sandbox, ContainerSandbox) else usable_engine(engine_name)
-        )
+        engine = sandbox.engine if isinstance(sandbox, ContainerSandbox) else usable_engine()
     except SandboxUnavailableError as e:
         raise SandboxUnavailableError(f"{task.id}: {e}") from None
     return ContainerSandbox(engine, ensure_image(task, engine, cancel))

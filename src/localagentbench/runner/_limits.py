@@ -40,6 +40,7 @@ from localagentbench.sandbox import (
     Sandbox,
     TrialCgroup,
     detect,
+    stricter,
 )
 from localagentbench.sandbox import PhaseUse as CgroupUse
 from localagentbench.tasks import Task
@@ -77,8 +78,8 @@ class LimitPolicy:
         """The limits a trial of ``task`` is held to (defaults filled in)."""
         res = task.resources
         return ResourceLimits(
-            memory_mb=_stricter(res.memory_mb, self.memory_mb),
-            cpus=_stricter(res.cpus, self.cpus),
+            memory_mb=stricter(res.memory_mb, self.memory_mb),
+            cpus=stricter(res.cpus, self.cpus),
             pids=res.pids or DEFAULT_PIDS,
         )
 
@@ -312,9 +313,3 @@ class TrialLimiter:
             },
             note=note,
         )
-
-
-def _stricter(a: N | None, b: N | None) -> N | None:
-    if a is None or b is None:
-        return a if b is None else b
-    return min(a, b)

@@ -28,6 +28,7 @@ from localagentbench.sandbox._cgroup import (
     ResourceLimits,
     TrialCgroup,
     detect,
+    stricter,
 )
 from localagentbench.sandbox._container import (
     CONTAINER_LABEL,
@@ -111,6 +112,7 @@ __all__ = [
     "select",
     "self_test",
     "store_profile",
+    "stricter",
     "tamper_report",
     "usable_engine",
 ]

@@ -18,7 +18,6 @@ import os
 import shlex
 import shutil
 import signal
-import socket
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -33,7 +32,7 @@ from localagentbench.sandbox._layout import (
     limits_config,
     plan,
 )
-from localagentbench.sandbox._relay import Relay, tcp_connector
+from localagentbench.sandbox._relay import route_relay
 from localagentbench.sandbox._spec import SandboxSpec, SandboxUnavailableError
 from localagentbench.sandbox._wrapped import (
     Wrapped,
@@ -278,13 +277,13 @@ class BwrapSandbox:
                 stack.enter_context(lend_trees([spec.workspace, spec.home], jail.uid, jail.gid))
             if spec.network == "gateway":
                 assert spec.gateway_port is not None
-                listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                listener.bind(str(scratch / "gateway.sock"))
-                (scratch / "gateway.sock").chmod(0o666)
-                listener.listen(64)
-                connector = tcp_connector(spec.gateway_host, spec.gateway_port)
-                relay = Relay(listener, connector, only=spec.gateway_route)
-                relay.start()
+                relay = route_relay(
+                    str(scratch / "gateway.sock"),
+                    spec.gateway_host,
+                    spec.gateway_port,
+                    spec.gateway_route,
+                    mode=0o666,  # the jail's uid connects
+                )
                 stack.callback(relay.stop)
             # Registered last, so it runs first on leaving: nothing of the jail may still run
             # while the workspace is handed back.

@@ -32,7 +32,7 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from localagentbench.sandbox._wrapped import LAUNCHER_FAILED, LAUNCHER_MARKER
 
@@ -47,6 +47,7 @@ __all__ = [
     "TrialCgroup",
     "detect",
     "join_argv",
+    "stricter",
 ]
 
 Phase = Literal["agent", "grading", "pristine"]
@@ -82,6 +83,16 @@ class ResourceLimits:
         """The limits that are set, by name."""
         found = {"memory_mb": self.memory_mb, "cpus": self.cpus, "pids": self.pids}
         return {name: value for name, value in found.items() if value is not None}
+
+
+N = TypeVar("N", int, float)
+
+
+def stricter(a: N | None, b: N | None) -> N | None:
+    """The smaller of two limits, either of which may be unset (None)."""
+    if a is None or b is None:
+        return a if b is None else b
+    return min(a, b)
 
 
 @dataclass(frozen=True)

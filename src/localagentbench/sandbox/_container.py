@@ -31,7 +31,6 @@ import os
 import resource
 import secrets
 import shutil
-import socket
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -40,9 +39,9 @@ from typing import Literal
 
 from localagentbench import _platform
 from localagentbench._proc import Service, run_process
-from localagentbench.sandbox._cgroup import ResourceLimits
+from localagentbench.sandbox._cgroup import ResourceLimits, stricter
 from localagentbench.sandbox._netns import READY
-from localagentbench.sandbox._relay import Relay, tcp_connector
+from localagentbench.sandbox._relay import route_relay
 from localagentbench.sandbox._spec import (
     NOBODY_UID,
     SandboxError,
@@ -85,7 +84,7 @@ class Engine:
         """``ENGINE [global flags] ARGS``."""
         return [str(self.binary), *self.flags, *args]
 
-    def ulimits(self, max_processes: int | None = None) -> list[str]:
+    def ulimits(self) -> list[str]:
         """Explicit ``--ulimit`` flags within this process's own hard limits.
 
         The engines' defaults (a million open files, 32768 processes) may exceed what the
@@ -98,16 +97,8 @@ class Engine:
         _, proc_hard = resource.getrlimit(resource.RLIMIT_NPROC)
         # podman runs the container's monitor with 32768 processes at most: no more fits.
         procs = min(proc_hard if proc_hard != resource.RLIM_INFINITY else 32768, 32768)
-        if max_processes is not None:
-            procs = min(procs, max_processes)
         flags += ["--ulimit", f"nproc={procs}:{procs}"]
         return flags
-
-
-def _stricter(own: int | None, trial: int | None) -> int | None:
-    if own is None or trial is None:
-        return own if trial is None else trial
-    return min(own, trial)
 
 
 def _cgroup_v1() -> bool:
@@ -181,9 +172,7 @@ class _Started:
     """What the engine recorded of the container, read before it is removed."""
 
     started: bool | None = None
-    exit_code: int | None = None
     error: str = ""
-    oom_killed: bool = False
 
 
 @dataclass
@@ -216,10 +205,6 @@ class ContainerSandbox:
         children and would escape the trial's own cgroup."""
         self.name: str = engine.name
         self.level: str = engine.name
-
-    def for_image(self, image: str) -> ContainerSandbox:
-        """The same engine and limits, running ``image``."""
-        return ContainerSandbox(self.engine, image, self.limits)
 
     def with_limits(self, limits: ResourceLimits) -> ContainerSandbox:
         """The same engine and image, holding every container to ``limits``."""
@@ -262,10 +247,10 @@ class ContainerSandbox:
         if spec.max_file_mb is not None:
             size = spec.max_file_mb * 1024 * 1024
             args += ["--ulimit", f"fsize={size}:{size}"]
-        memory = _stricter(spec.memory_mb, self.limits.memory_mb)
+        memory = stricter(spec.memory_mb, self.limits.memory_mb)
         if memory is not None:
             args += ["--memory", f"{memory}m", "--memory-swap", f"{memory}m"]
-        pids = _stricter(spec.max_processes, self.limits.pids)
+        pids = stricter(spec.max_processes, self.limits.pids)
         if pids is not None:
             args += ["--pids-limit", str(pids)]
         if self.limits.cpus is not None:
@@ -297,7 +282,7 @@ class ContainerSandbox:
         for key, value in spec.env.items():
             # By name, so values (a route's secret, a multi-line prompt) stay out of argv.
             args += ["--env", key]
-            client[f"{key}"] = value
+            client[key] = value
         # The client's own PATH and HOME are the harness's; the container's are the spec's.
         for key in ("PATH", "HOME"):
             if key in spec.env:
@@ -326,13 +311,7 @@ class ContainerSandbox:
         serves the trial's port on its loopback through it (see `_netns`)."""
         assert spec.gateway_port is not None
         path = scratch / "gateway.sock"
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        listener.bind(str(path))
-        listener.listen(64)
-        relay = Relay(
-            listener, tcp_connector(spec.gateway_host, spec.gateway_port), only=spec.gateway_route
-        )
-        relay.start()
+        relay = route_relay(str(path), spec.gateway_host, spec.gateway_port, spec.gateway_route)
         stack.callback(relay.stop)
         helper = Service(
             [
@@ -364,9 +343,7 @@ class ContainerSandbox:
             state.started = False
             return
         state.started = not str(info.get("StartedAt", "")).startswith(_NOT_STARTED)
-        state.exit_code = info.get("ExitCode")
         state.error = str(info.get("Error") or "")
-        state.oom_killed = bool(info.get("OOMKilled"))
 
     def _remove(self, name: str) -> None:
         force = ["rm", "--force", "--volumes", name]

@@ -11,18 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from localagentbench.sandbox._cgroup import Phase, ResourceLimits, TrialCgroup, join_argv
+from localagentbench.sandbox._cgroup import (
+    Phase,
+    ResourceLimits,
+    TrialCgroup,
+    join_argv,
+    stricter,
+)
 from localagentbench.sandbox._container import ContainerSandbox
 from localagentbench.sandbox._spec import Sandbox, SandboxSpec
 from localagentbench.sandbox._wrapped import Wrapped
 
 __all__ = ["LimitedSandbox"]
-
-
-def _stricter(own: int | None, trial: int | None) -> int | None:
-    if own is None or trial is None:
-        return own if trial is None else trial
-    return min(own, trial)
 
 
 class LimitedSandbox:
@@ -48,8 +48,8 @@ class LimitedSandbox:
         if self.fallback.memory_mb is not None or self.fallback.pids is not None:
             spec = spec.model_copy(
                 update={
-                    "memory_mb": _stricter(spec.memory_mb, self.fallback.memory_mb),
-                    "max_processes": _stricter(spec.max_processes, self.fallback.pids),
+                    "memory_mb": stricter(spec.memory_mb, self.fallback.memory_mb),
+                    "max_processes": stricter(spec.max_processes, self.fallback.pids),
                 }
             )
         inner = self.inner

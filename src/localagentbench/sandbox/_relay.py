@@ -13,11 +13,12 @@ whatever a jailed agent learns, the only gateway route it can reach is its own.
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import threading
 from collections.abc import Callable
 
-__all__ = ["NOT_FOUND", "Relay", "tcp_connector", "unix_connector"]
+__all__ = ["NOT_FOUND", "Relay", "route_relay", "tcp_connector", "unix_connector"]
 
 _CHUNK = 65536
 _MAX_HEAD = 65536
@@ -236,3 +237,22 @@ class _Reader:
                         return
                 return
             self.exactly(size + 2, dst)
+
+
+def route_relay(
+    path: str, host: str, port: int, route: str | None, *, mode: int | None = None
+) -> Relay:
+    """A started guarded relay: connections to the unix socket made at ``path`` (with
+    ``mode``, when given) reach host:port, requests for ``route`` only (None: every one)."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(path)
+        if mode is not None:
+            os.chmod(path, mode)
+        listener.listen(64)
+    except OSError:
+        listener.close()
+        raise
+    relay = Relay(listener, tcp_connector(host, port), only=route)
+    relay.start()
+    return relay
