@@ -30,6 +30,7 @@ from localagentbench.importers._jest import (
     esm_imports,
     to_node_test,
 )
+from localagentbench.importers._material import LINKS_OUT, escaping_material
 from localagentbench.importers._messages import asserted_messages, missing_from
 from localagentbench.importers._prove import (
     BatchProgress,
@@ -175,6 +176,13 @@ def _build(
         raise ExerciseError(
             "incomplete config",
             f"{slug}: {len(example)} example file(s) for {len(solution)} solution file(s)",
+        )
+    escaping = escaping_material(exercise, [*solution, *tests, *example, *editor])
+    if escaping is not None:
+        raise ExerciseError(
+            LINKS_OUT,
+            f"{slug}: {escaping}: exercise material must stay inside its folder "
+            "(links are not followed)",
         )
     for rel in [*solution, *tests, *example, *editor]:
         if not (exercise / rel).is_file():

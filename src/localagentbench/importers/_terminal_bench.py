@@ -33,6 +33,7 @@ from localagentbench.environments import BUILD_CA_PATH, EnvironmentBuildError, t
 from localagentbench.errors import ConfigError
 from localagentbench.grading import GradingJail, default_sandbox
 from localagentbench.importers._deps import build_project_environment
+from localagentbench.importers._material import LINKS_OUT, escaping_material
 from localagentbench.importers._prove import (
     BatchProgress,
     Candidate,
@@ -105,6 +106,14 @@ def _number(value: object, default: int) -> int:
 
 
 def _read(folder: Path) -> _Folder:
+    # Task material may be hostile: a link out of the folder would have the importer copy
+    # the user's own files into the fixture (which every agent reads), the prompt or tests.
+    escaping = escaping_material(folder)
+    if escaping is not None:
+        raise Unfit(
+            LINKS_OUT,
+            f"{escaping}: task material must stay inside its folder (links are not followed)",
+        )
     if (folder / "task.toml").is_file():
         try:
             config = tomllib.loads((folder / "task.toml").read_text(encoding="utf-8"))
