@@ -51,7 +51,11 @@ def _remove(path: Path) -> None:
 
 
 def inject(material: Path, dest: Path) -> list[str]:
-    """Copy every file of ``material`` over ``dest``; return the injected relative paths."""
+    """Copy every file of ``material`` over ``dest``; return the injected relative paths.
+
+    Bytecode caches are not material: ``pip install`` compiles the installed suite's
+    held-out tests into ``__pycache__`` folders, which the graded tree drops before its run
+    (so, injected and protected, they named mounts that no longer existed)."""
     injected = []
     root = dest.resolve()
     for dirpath, dirnames, filenames in os.walk(material, followlinks=False):
@@ -60,7 +64,7 @@ def inject(material: Path, dest: Path) -> list[str]:
         for part in rel_dir.parts:
             target_dir = target_dir / part
             _make_real_dir(target_dir)
-        dirnames.sort()
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
         for name in sorted(filenames):
             source = Path(dirpath) / name
             target = target_dir / name

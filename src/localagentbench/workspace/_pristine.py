@@ -85,10 +85,12 @@ class Pristine:
 
 
 def _materialise(task: Task, dest: Path) -> None:
-    """Copy the fixture (symlinks kept as links) or fetch the git ref into ``dest``."""
+    """Copy the fixture (symlinks kept as links; no ``.git``, and no ``__pycache__``, which
+    ``pip install`` compiles into the installed suite) or fetch the git ref into ``dest``."""
     if isinstance(task.repo, FixtureRepo):
         src = task.resolve(task.repo.path)
-        shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        ignore = shutil.ignore_patterns(".git", "__pycache__")
+        shutil.copytree(src, dest, symlinks=True, ignore=ignore)
         return
     assert isinstance(task.repo, GitRepo)
     url = task.repo.url
