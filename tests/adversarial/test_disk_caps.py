@@ -67,11 +67,14 @@ def test_writing_past_the_disk_budget_is_cap_hit_and_the_next_trial_runs(make_ta
     """Threat: an agent writes until the disk the run shares is full (the run died in
     write_record, the trial had no record)."""
     make_task(resources={"disk_mb": 8})
+    # Paced (400 MB over 20 s at least): on an idle machine the unpaced loop could finish
+    # between two of the watcher's one-second looks, so the agent, not the cap, ended it.
     records = _run(
         tmp_path,
         tmp_path / "suite",
         _by_repeat(
-            "i=0; while [ $i -lt 400 ]; do head -c 1000000 /dev/zero > junk$i; i=$((i+1)); done"
+            "i=0; while [ $i -lt 400 ]; do head -c 1000000 /dev/zero > junk$i; "
+            "sleep 0.05; i=$((i+1)); done"
         ),
         repeats=3,
     )
