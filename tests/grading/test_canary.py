@@ -159,15 +159,19 @@ def _run_planted(tree: Path, argv: list[str], runner: str) -> TestReport | None:
     return parse_report(runner, report_file, result.stdout, tree)  # type: ignore[arg-type]
 
 
-def _planted_and_proven(tree: Path, rel: str, argv: list[str], runner: str) -> None:
+def _planted_and_proven(
+    tree: Path, rel: str, argv: list[str], runner: str, *, twins: int = 0
+) -> None:
     units = planting_units(tree, [rel])
     canaries = plant(tree, units)
-    assert len(canaries.sentinels) == 2
+    assert sorted(s.must for s in canaries.sentinels if s.twin_of is None) == ["fail", "pass"]
+    assert len([s for s in canaries.sentinels if s.twin_of is not None]) == twins
     judge = CanaryJudge(canaries)
     report = _run_planted(tree, argv, runner)
     ok, clean = judge.command(argv, _result(1), report)
     assert ok is True
-    assert proven_units(canaries, judge.outcomes) == units
+    assert judge.finish() == []
+    assert proven_units(canaries, judge.outcomes, judge.excused()) == units
     assert clean is not None
     assert clean.passed == clean.total == 1
 
@@ -177,7 +181,7 @@ def test_pytest_sentinels_run_in_the_held_out_file(tmp_path):
     (tree / "tests").mkdir(parents=True)
     (tree / "tests" / "test_h.py").write_text("def test_real():\n    assert 1 + 1 == 2\n")
     _planted_and_proven(
-        tree, "tests/test_h.py", [sys.executable, "-m", "pytest", "-q", "tests"], "pytest"
+        tree, "tests/test_h.py", [sys.executable, "-m", "pytest", "-q", "tests"], "pytest", twins=1
     )
 
 
@@ -240,21 +244,31 @@ def test_agent_testmain_renamed_only_where_the_agent_wrote_it(tmp_path):
 
 
 def test_sentinel_names_read_like_their_neighbours(tmp_path):
-    """Threat: code that spares tests with random-looking names and flips every other
-    failure. Sentinel names are made of the unit's own words, and never sit last."""
+    """Threat: code that spares tests with random-looking names, or with the suffix sentinels
+    once all had, and flips every other failure. Sentinel names are made of the unit's own
+    words (a number at most beside them), and never sit last."""
     tree = tmp_path / "tree"
     (tree / "tests").mkdir(parents=True)
-    source = "".join(f"def test_window_{w}():\n    assert True\n\n\n" for w in ("mean", "median"))
+    source = "".join(
+        f"def test_window_{w}():\n    assert window(values, {w!r}) == 2\n\n\n"
+        for w in ("mean", "median")
+    )
     (tree / "tests" / "test_h.py").write_text(source)
-    canaries = plant(tree, ["tests/test_h.py"])
-    text = (tree / "tests" / "test_h.py").read_text()
-    for sentinel in canaries.sentinels:
-        words = sentinel.name.removeprefix("test_").split("_")
-        assert words[-1].isdigit()
-        assert {"window", "mean", "median", "true", "assert"} & set(words[:-2]) or words
-        assert all(w.isalpha() for w in words[:-1])
-        assert f"def {sentinel.name}():" in text
-    compile(text, "test_h.py", "exec")  # still a valid module wherever they went
+    vocabulary = {"window", "mean", "median", "values"}
+    endings = set()
+    for _ in range(12):
+        (tree / "tests" / "test_h.py").write_text(source)
+        canaries = plant(tree, ["tests/test_h.py"])
+        text = (tree / "tests" / "test_h.py").read_text()
+        for sentinel in canaries.sentinels:
+            words = sentinel.name.removeprefix("test_").split("_")
+            assert 2 <= len([w for w in words if not w.isdigit()]) <= 4
+            assert {w for w in words if not w.isdigit()} <= vocabulary, sentinel.name
+            endings.add(words[-1])
+            assert f"def {sentinel.name}():" in text
+        compile(text, "test_h.py", "exec")  # still a valid module wherever they went
+    assert endings & vocabulary
+    assert any(e.isdigit() for e in endings)
 
 
 @pytest.mark.parametrize(

@@ -15,14 +15,20 @@ came out as they must, see `proven_units`): a task whose configuration keeps suc
 running, or whose runner the harness cannot plant in, gets no sentinel there, never a false
 accusation.
 
-What this cannot catch: code that recognises the sentinels (by reading the test sources and
-evaluating them, say) and spares them while it rewrites the other outcomes. It raises the bar
-from "turn every failure into a pass" to "find and spare tests planted afresh each trial".
+Each pytest unit also gets a twin (`grading._twin`): a copy of one of its held-out tests
+with an expected value changed, which catches code that forges the values it returns and
+code that spares failures shaped like the arithmetic pair.
+
+What this cannot catch: code that recognises every sentinel (by reading the test sources
+while they run and comparing them, say) and spares them while it rewrites the other
+outcomes. It raises the bar from "turn every failure into a pass" to "find and spare tests
+planted afresh each trial, one of them a copy of a real one".
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 import secrets
@@ -34,6 +40,7 @@ from typing import Literal
 
 from localagentbench._proc import ProcessResult
 from localagentbench.grading._reports import Runner, TestReport, in_failed_unit, unit_of
+from localagentbench.grading._twin import plant_node_twin, plant_twin
 
 __all__ = [
     "CanaryJudge",
@@ -65,6 +72,8 @@ class Sentinel:
     unit: str
     """The file it was planted in (pytest, node) or its package folder (Go), relative."""
     must: Must
+    twin_of: str | None = None
+    """For a twin (`grading._twin`): the test it copies, ``name`` or ``Class::name``."""
 
 
 @dataclass(frozen=True)
@@ -230,11 +239,12 @@ def _vocabulary(source: str) -> list[str]:
 
 
 def _test_name(runner: Runner, words: Sequence[str], taken: set[str]) -> str:
-    """A fresh test name built from ``words`` in the runner's style, not in ``taken``."""
+    """A fresh test name built from ``words`` in the runner's style, not in ``taken``: two to
+    four of them, with a number half the time, so no fixed suffix marks it."""
     while True:
-        parts = [secrets.choice(words) for _ in range(2 + secrets.randbelow(2))]
-        parts.append(secrets.choice(("case", "edge", "again", "more", "other", "mixed", "small")))
-        parts.append(str(secrets.randbelow(90) + 10))
+        parts = [secrets.choice(words) for _ in range(2 + secrets.randbelow(3))]
+        if secrets.randbelow(2):
+            parts.append(str(secrets.randbelow(99) + 1))
         if runner == "go":
             name = "Test" + "".join(p.capitalize() for p in parts)
         elif runner == "pytest":
@@ -266,8 +276,14 @@ def plant(tree: Path, units: Iterable[str], expected: Iterable[str] = ()) -> Can
         taken |= set(_WORD.findall(source))
         names = [(_test_name(runner, words, taken), must) for must in _pair()]
         if runner == "pytest":
+            twin = plant_twin(path, functools.partial(_test_name, runner, words, taken), words)
+            if twin is not None:
+                planted.append(Sentinel(twin.name, rel, "fail", twin.original))
             _plant_python(path, names)
         elif runner == "node":
+            twin = plant_node_twin(path, functools.partial(_test_name, runner, words, taken), words)
+            if twin is not None:
+                planted.append(Sentinel(twin.name, rel, "fail", twin.original))
             _plant_node(tree, rel, names)
         else:
             _plant_go(path, names)
@@ -299,11 +315,26 @@ def _unit_failed(unit: str, failed_units: Iterable[str]) -> bool:
     )
 
 
-def proven_units(canaries: Canaries, outcome: dict[str, str]) -> list[str]:
+def _described(sentinel: Sentinel) -> str:
+    must = "must-fail" if sentinel.must == "fail" else "must-pass"
+    if sentinel.twin_of is not None:
+        return (
+            f"{must} twin sentinel {sentinel.name} ({sentinel.unit}; a copy of "
+            f"{sentinel.twin_of} with its expected value changed)"
+        )
+    return f"{must} sentinel {sentinel.name} ({sentinel.unit})"
+
+
+def proven_units(
+    canaries: Canaries, outcome: dict[str, str], excused: Iterable[str] = ()
+) -> list[str]:
     """The units whose sentinels all came out as they must (``outcome``: by sentinel name, as
-    a judge saw them in a pristine run)."""
+    a judge saw them in a pristine run; ``excused``: twins it did not judge)."""
     good: dict[str, bool] = {}
+    skip = set(excused)
     for s in canaries.sentinels:
+        if s.name in skip:
+            continue
         right = outcome.get(s.name) == ("passed" if s.must == "pass" else "failed")
         good[s.unit] = good.get(s.unit, True) and right
     return sorted(unit for unit, ok in good.items() if ok)
@@ -318,6 +349,9 @@ class CanaryJudge:
     outcomes: dict[str, str] = field(default_factory=dict)
     """Sentinel name -> its outcome, as the reports listed them."""
     seen_ids: set[str] = field(default_factory=set)
+    unjudged: set[str] = field(default_factory=set)
+    """Twins whose original was reported neither passed nor failed (skipped, say): a twin
+    says something only beside its original's own outcome."""
     failed_units: set[str] = field(default_factory=set)
     complete: bool = True
     """Every command ran to its end and left a report: only then can a missing test count."""
@@ -336,6 +370,13 @@ class CanaryJudge:
             return result.ok, None
         mine = self.canaries.by_name()
         found = {_case_name(c): o for c, o in report.cases.items() if _case_name(c) in mine}
+        for case in report.cases:
+            twin = mine.get(_case_name(case))
+            if twin is not None and twin.twin_of is not None:
+                original = case.rsplit("::", 1)[0] + "::" + twin.twin_of.rsplit("::", 1)[-1]
+                if report.cases.get(original) not in ("passed", "failed"):
+                    del found[twin.name]
+                    self.unjudged.add(twin.name)
         self.outcomes.update(found)
         self.failed_units |= set(report.unit_failures)
         clean = _strip(report, set(mine))
@@ -344,8 +385,7 @@ class CanaryJudge:
             return result.ok, clean
         command = " ".join(argv)
         wrong = [
-            f"{'must-fail' if mine[n].must == 'fail' else 'must-pass'} sentinel {n} "
-            f"({mine[n].unit}) reported {o}"
+            f"{_described(mine[n])} reported {o}"
             for n, o in sorted(found.items())
             if o != ("passed" if mine[n].must == "pass" else "failed")
         ]
@@ -367,14 +407,28 @@ class CanaryJudge:
         )
         return ok, clean
 
+    def excused(self) -> set[str]:
+        """Twins not judged: their original was skipped, or listed by no report at all."""
+        unlisted = {
+            s.name
+            for s in self.canaries.sentinels
+            if s.twin_of is not None
+            and s.name not in self.outcomes
+            and not any(case.endswith("::" + s.twin_of) for case in self.seen_ids)
+        }
+        return self.unjudged | unlisted
+
     def finish(self) -> list[str]:
         """The evidence, with sentinels and held-out tests no complete report listed."""
         if not self.complete:
             return list(self.evidence)
+        excused = self.excused()
         missing = [
             s
             for s in self.canaries.sentinels
-            if s.name not in self.outcomes and not _unit_failed(s.unit, self.failed_units)
+            if s.name not in self.outcomes
+            and s.name not in excused
+            and not _unit_failed(s.unit, self.failed_units)
         ]
         evidence = list(self.evidence)
         if missing:

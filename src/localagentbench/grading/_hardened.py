@@ -85,7 +85,7 @@ def prove_sentinels(
     shutil.rmtree(where, ignore_errors=True)
     if report is None or report.cases != clean.cases:
         return []
-    return proven_units(planted, judge.outcomes)
+    return proven_units(planted, judge.outcomes, judge.excused())
 
 
 def hardened_run(
