@@ -181,7 +181,7 @@ def test_pytest_sentinels_run_in_the_held_out_file(tmp_path):
     (tree / "tests").mkdir(parents=True)
     (tree / "tests" / "test_h.py").write_text("def test_real():\n    assert 1 + 1 == 2\n")
     _planted_and_proven(
-        tree, "tests/test_h.py", [sys.executable, "-m", "pytest", "-q", "tests"], "pytest", twins=1
+        tree, "tests/test_h.py", [sys.executable, "-m", "pytest", "-q", "tests"], "pytest", twins=2
     )
 
 
@@ -265,7 +265,7 @@ def test_sentinel_names_read_like_their_neighbours(tmp_path):
             assert 2 <= len([w for w in words if not w.isdigit()]) <= 4
             assert {w for w in words if not w.isdigit()} <= vocabulary, sentinel.name
             endings.add(words[-1])
-            assert f"def {sentinel.name}():" in text
+            assert f"def {sentinel.name}():" in text or f"\n{sentinel.name} = _" in text
         compile(text, "test_h.py", "exec")  # still a valid module wherever they went
     assert endings & vocabulary
     assert any(e.isdigit() for e in endings)

@@ -4,9 +4,11 @@ which must fail whatever the code does, unless a comparison or a report was forg
 from __future__ import annotations
 
 import ast
+import itertools
 import shutil
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -92,40 +94,57 @@ def test_the_twin_fails_on_right_and_wrong_code_and_passes_only_when_equality_is
     for at, (calc, forged) in enumerate(((RIGHT, False), (WRONG, False), (ALWAYS_EQUAL, True))):
         tree = _tree(tmp_path / str(at), style, calc)
         canaries = plant(tree, ["tests/test_h.py"])
-        [twin] = [s for s in canaries.sentinels if s.twin_of is not None]
-        assert twin.must == "fail"
+        twins = [s for s in canaries.sentinels if s.twin_of is not None]
+        assert len(twins) == 2
+        assert {t.must for t in twins} == {"fail"}
         judge = CanaryJudge(canaries)
         result, report = _run(tree)
         judge.command(["pytest"], result, report)
         evidence = judge.finish()
         assert report is not None
-        twin_case = next(c for c in report.cases if c.endswith("::" + twin.name))
-        assert report.cases[twin_case] == ("passed" if forged else "failed")
-        if forged:
-            assert any("twin sentinel" in line and twin.twin_of in line for line in evidence)
-        else:
+        for twin in twins:
+            twin_case = next(c for c in report.cases if c.endswith("::" + twin.name))
+            assert report.cases[twin_case] == ("passed" if forged else "failed")
+            if forged:
+                assert any(f"twin sentinel {twin.name}" in line for line in evidence)
+        if not forged:
             assert evidence == []
 
 
-def test_the_twin_is_its_original_with_one_literal_changed(tmp_path):
+def _names() -> Callable[[], str]:
+    numbers = itertools.count(1)
+    return lambda: f"test_total_window_{next(numbers)}"
+
+
+def test_two_twins_one_defined_before_its_original_both_run_last(tmp_path):
+    """Both twins are the original with one literal changed, the same in both. One is a
+    helper defined before the original and bound to its test name at the end of the class,
+    the other a method after it; where unittest sorts names, both sort last."""
     path = tmp_path / "test_h.py"
     path.write_text(UNITTEST_STYLE)
-    twin = plant_twin(path, lambda: "test_window_total", WORDS)
-    assert twin is not None
+    early, late = plant_twin(path, _names(), WORDS)
+    assert early.original == late.original
     module = ast.parse(path.read_text())
     [cls] = [n for n in module.body if isinstance(n, ast.ClassDef)]
     methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
-    assert twin.name in methods  # in its original's class
-    original = methods[twin.original.split("::")[1]]
-    copy = methods[twin.name]
-    before, after = ast.dump(original.body[0]), ast.dump(copy.body[0])
-    assert before != after
+    original = methods[late.original.split("::")[1]]
+    [alias] = [n for n in cls.body if isinstance(n, ast.Assign)]
+    assert alias is cls.body[-1]
+    assert isinstance(alias.targets[0], ast.Name)
+    assert alias.targets[0].id == early.name
+    assert isinstance(alias.value, ast.Name)
+    helper = methods[alias.value.id]
+    assert not helper.name.startswith("test")
+    assert cls.body.index(helper) < cls.body.index(original) < cls.body.index(methods[late.name])
+    assert ast.dump(helper.body[0]) == ast.dump(methods[late.name].body[0])
     constants = [
         (a.value, b.value)
-        for a, b in zip(ast.walk(original.body[0]), ast.walk(copy.body[0]), strict=True)
+        for a, b in zip(ast.walk(original.body[0]), ast.walk(helper.body[0]), strict=True)
         if isinstance(a, ast.Constant) and isinstance(b, ast.Constant) and a.value != b.value
     ]
     assert len(constants) == 1  # one literal, nothing else
+    tests = [n for n in methods if n.startswith("test")] + [early.name]
+    assert sorted(tests)[-2:] == sorted([early.name, late.name])
 
 
 def test_strings_bytes_and_signed_numbers_change_in_their_own_spelling(tmp_path):
@@ -151,10 +170,9 @@ def test_strings_bytes_and_signed_numbers_change_in_their_own_spelling(tmp_path)
     for _ in range(40):
         path = tmp_path / "test_h.py"
         path.write_text(source)
-        twin = plant_twin(path, lambda: "test_total_window", WORDS)
-        assert twin is not None
+        _, twin = plant_twin(path, _names(), WORDS)
         module = ast.parse(path.read_text())
-        copy = next(n for n in module.body if getattr(n, "name", "") == "test_total_window")
+        copy = next(n for n in module.body if getattr(n, "name", "") == twin.name)
         compare = copy.body[0].test  # type: ignore[attr-defined]
         literal = compare.left if twin.original == "test_c" else compare.comparators[0]
         seen[twin.original] = ast.literal_eval(literal)
@@ -196,7 +214,7 @@ def test_no_twin_where_its_assertion_might_not_run(tmp_path, body):
     path = tmp_path / "test_h.py"
     source = "import pytest\n\n\n" + body
     path.write_text(source)
-    assert plant_twin(path, lambda: "test_total_window", WORDS) is None
+    assert plant_twin(path, _names(), WORDS) == []
     assert path.read_text() == source
 
 
@@ -305,7 +323,7 @@ def test_the_twin_runs_after_every_test_of_its_file(tmp_path, tests):
     for at in range(4):
         tree = _tree(tmp_path / str(at), tests, COUNTER)
         canaries = plant(tree, ["tests/test_h.py"])
-        assert len([s for s in canaries.sentinels if s.twin_of is not None]) == 1
+        assert len([s for s in canaries.sentinels if s.twin_of is not None]) == 2
         judge = CanaryJudge(canaries)
         result, report = _run(tree)
         ok, clean = judge.command(["pytest"], result, report)
@@ -374,17 +392,21 @@ def test_a_node_twin_fails_on_honest_code_and_passes_on_code_reading_the_asserti
     for at, (double, forged) in enumerate((*cases, (NODE_READS_THE_ASSERTION, True))):
         tree = _node_tree(tmp_path / str(at), double)
         canaries = plant(tree, ["tests/double.test.js"])
-        [twin] = [s for s in canaries.sentinels if s.twin_of is not None]
-        assert twin.twin_of == "double of three"  # the other test's literal is a message
+        twins = [s for s in canaries.sentinels if s.twin_of is not None]
+        assert len(twins) == 2
         text = (tree / "tests" / "double.test.js").read_text()
-        assert text.index(f"test('{twin.name}'") > text.index("test('double of a negative'")
         judge = CanaryJudge(canaries)
         result, report = _run_node(tree)
         judge.command(["node"], result, report)
         evidence = judge.finish()
         assert report is not None
-        twin_case = next(c for c in report.cases if c.endswith("::" + twin.name))
-        assert report.cases[twin_case] == ("passed" if forged else "failed"), text
+        order = list(report.cases)
+        for twin in twins:
+            assert twin.twin_of == "double of three"  # the other test's literal is a message
+            twin_case = next(c for c in order if c.endswith("::" + twin.name))
+            negative = order.index("tests/double.test.js::double of a negative")
+            assert order.index(twin_case) > negative
+            assert report.cases[twin_case] == ("passed" if forged else "failed"), text
         assert bool(evidence) is forged, evidence
 
 
@@ -404,5 +426,5 @@ def test_a_node_twin_fails_on_honest_code_and_passes_on_code_reading_the_asserti
 def test_no_node_twin_where_its_assertion_might_not_run(tmp_path, body):
     path = tmp_path / "h.test.js"
     path.write_text(body)
-    assert plant_node_twin(path, lambda: "total mean", WORDS) is None
+    assert plant_node_twin(path, lambda: "total mean", WORDS) == []
     assert path.read_text() == body

@@ -276,14 +276,14 @@ def plant(tree: Path, units: Iterable[str], expected: Iterable[str] = ()) -> Can
         taken |= set(_WORD.findall(source))
         names = [(_test_name(runner, words, taken), must) for must in _pair()]
         if runner == "pytest":
-            twin = plant_twin(path, functools.partial(_test_name, runner, words, taken), words)
-            if twin is not None:
-                planted.append(Sentinel(twin.name, rel, "fail", twin.original))
+            twins = plant_twin(path, functools.partial(_test_name, runner, words, taken), words)
+            planted.extend(Sentinel(t.name, rel, "fail", t.original) for t in twins)
             _plant_python(path, names)
         elif runner == "node":
-            twin = plant_node_twin(path, functools.partial(_test_name, runner, words, taken), words)
-            if twin is not None:
-                planted.append(Sentinel(twin.name, rel, "fail", twin.original))
+            twins = plant_node_twin(
+                path, functools.partial(_test_name, runner, words, taken), words
+            )
+            planted.extend(Sentinel(t.name, rel, "fail", t.original) for t in twins)
             _plant_node(tree, rel, names)
         else:
             _plant_go(path, names)
