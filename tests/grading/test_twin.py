@@ -218,6 +218,20 @@ def test_no_twin_where_its_assertion_might_not_run(tmp_path, body):
     assert path.read_text() == source
 
 
+def test_a_file_whose_tests_start_programs_gets_no_twin(tmp_path):
+    """A twin runs its original twice more: where tests start processes (py-outlier-tests
+    runs the agent's whole test file per test) that could double a slow held-out run."""
+    path = tmp_path / "test_h.py"
+    source = "import subprocess\n\n\ndef test_a():\n    assert run(1) == 0\n"
+    path.write_text(source)
+    assert plant_twin(path, _names(), WORDS) == []
+    assert path.read_text() == source
+    js = tmp_path / "h.test.js"
+    js_source = "const cp = require('node:child_process');\n" + NODE_TESTS
+    js.write_text(js_source)
+    assert plant_node_twin(js, lambda: "total mean", WORDS) == []
+
+
 def test_moved_numbers_keep_clear_of_honest_slips():
     for value in (0, 1, 3, 12, 250, 7.5):
         for _ in range(300):

@@ -35,6 +35,9 @@ from pathlib import Path
 __all__ = ["Twin", "plant_node_twin", "plant_twin"]
 
 _EQUAL_METHODS = frozenset({"assertEqual", "assertEquals"})
+_STARTS_PROCESSES = re.compile(r"\b(subprocess|multiprocessing|child_process|worker_threads)\b")
+"""A test file naming these may start programs from its tests: a twin would run them twice
+more (py-outlier-tests runs the agent's whole test file per test), so such a file gets none."""
 _SKIPPING = frozenset({"skip", "skipTest", "xfail", "importorskip", "exit"})
 
 
@@ -230,6 +233,8 @@ def plant_twin(path: Path, names: Callable[[], str], words: Sequence[str]) -> li
     source = path.read_text(encoding="utf-8", errors="replace")
     if source and not source.endswith("\n"):
         source += "\n"
+    if _STARTS_PROCESSES.search(source):
+        return []
     try:
         module = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -347,6 +352,8 @@ def plant_node_twin(path: Path, names: Callable[[], str], words: Sequence[str]) 
     the file's end. Only a test whose lines before that assertion are straight-line
     statements qualifies. No twin, file untouched, else."""
     source = path.read_text(encoding="utf-8", errors="replace")
+    if _STARTS_PROCESSES.search(source):
+        return []
     lines = source.splitlines(keepends=True)
     found: list[tuple[int, int, int, str]] = []  # open, close, assertion line, its literal
     at = 0
