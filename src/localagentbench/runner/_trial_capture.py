@@ -66,13 +66,14 @@ def capture_trial(plan: TrialPlan, env: TrialEnv, prepared: Prepared, ran: Agent
             prepared.budget.enforce(outcome, ran.started, plan.task.timeout_s)
         if prepared.limiter is not None:  # OverBudget: killed at its memory limit
             prepared.limiter.enforce(outcome, ran.started, plan.task.timeout_s)
-    tamper = _tamper(plan.task, pristine, dirs.work, dirs.root / "pristine")
-    tamper = tamper.model_copy(update={"outside_writes": ran.outside_writes})
-    try:
+    fault = None
+    try:  # first: it opens up what the agent made unreadable to the harness's uid
         _note_skipped(folder, take_patch(dirs.git_dir, dirs.work, pristine.commit, patch))
     except AgentFault as e:
-        return Captured(patch, tamper, fault=e)
-    return Captured(patch, tamper)
+        fault = e
+    tamper = _tamper(plan.task, pristine, dirs.work, dirs.root / "pristine")
+    tamper = tamper.model_copy(update={"outside_writes": ran.outside_writes})
+    return Captured(patch, tamper, fault=fault)
 
 
 def _tamper(task: Task, pristine: Pristine, work: Path, scratch: Path) -> TamperReport:
