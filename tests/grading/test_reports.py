@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from localagentbench.grading._reports import (
     NODE_REPORTER_URL,
     instrument,
@@ -103,3 +105,13 @@ def test_a_missing_or_linked_or_broken_report_is_none(tmp_path: Path):
     (tmp_path / "real.xml").write_text("<testsuites/>")
     (tmp_path / "link.xml").symlink_to(tmp_path / "real.xml")
     assert parse_report("pytest", tmp_path / "link.xml", "") is None
+
+
+@pytest.mark.parametrize("encoding", ["bogus", "utf-32", "shift_jis"])
+def test_a_report_declaring_an_encoding_the_parser_refuses_is_none(tmp_path: Path, encoding):
+    """Threat: the code under test rewrites the report as it exits; the parser raised
+    LookupError (an unknown encoding) or ValueError (a multi-byte one), which made the
+    trial an unscored infra_error instead of a run with no usable report."""
+    report = tmp_path / "report.xml"
+    report.write_text(f'<?xml version="1.0" encoding="{encoding}"?><testsuites/>')
+    assert parse_report("pytest", report, "") is None

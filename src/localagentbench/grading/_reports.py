@@ -428,5 +428,8 @@ def parse_report(
         return None
     try:
         return _junit(report) if runner == "pytest" else _node_events(report, cwd)
-    except (ET.ParseError, OSError):
+    except (ET.ParseError, OSError, ValueError, LookupError):
+        # The code under test runs beside the runner and can rewrite its report: an XML
+        # declaration naming an unknown or multi-byte encoding made the parser raise
+        # LookupError or ValueError, and the trial an unscored infra_error.
         return None
