@@ -165,6 +165,27 @@ def test_permissions_the_agent_took_are_given_back_and_graded(attack):
     assert b"new file mode 100755" in done.patch  # xonly, suid, sgid: the owner's x bit
 
 
+def test_folders_around_the_workspace_closed_by_the_agents_uid_are_given_back(attack):
+    """Threat, with the harness as an ordinary user: file modes are governed neither by
+    landlock nor by bwrap's bind mounts, and the agent's uid is the harness's. ``chmod 000``
+    on its HOME (under both sandboxes) failed the reading of its answer; under landlock, on
+    the trial's folder, the run's scratch root and the harness's private git copy beside
+    the workspace, it failed the jail's clean-up and the patch: an infra_error each time,
+    its rerun alike. When the jail ends the folders above its trees get their modes back
+    and the trees, like the trial's own folders before capture, are opened to their owner.
+    (As root the agent's uid owns none of them: the same script is graded alike.)"""
+    done = attack(f"""\
+        {FIX}
+        echo "Done."
+        chmod 000 ../git/info/attributes ../git/objects/pack/* ../git 2>/dev/null
+        chmod 000 "$HOME" ../.. .. 2>/dev/null
+        true
+    """)
+    assert_graded_alike(done)
+    assert done.record.status == "completed"
+    assert done.record.success is True
+
+
 def test_special_files_links_and_squatted_harness_paths_are_graded(attack):
     """Threat: files a copy or a walk could block on or follow (fifos, a socket, link loops,
     hard links), some named where the harness reads or writes: a fifo as the visible test

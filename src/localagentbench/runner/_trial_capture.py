@@ -58,6 +58,7 @@ def capture_trial(plan: TrialPlan, env: TrialEnv, prepared: Prepared, ran: Agent
     folder = env.run_dir.trial(plan.id)
     patch = folder / "patch.diff"
     outcome, dirs, pristine = ran.outcome, prepared.dirs, env.pristine[plan.task.key]
+    dirs.reclaim()  # what the agent's uid closed of the trial's own folders (not root)
     if outcome is not None:
         atomic_write_text(folder / "agent.stdout", outcome.stdout)
         atomic_write_text(folder / "agent.stderr", outcome.stderr)

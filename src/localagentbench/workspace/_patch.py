@@ -77,7 +77,8 @@ class GradedTree:
 def _neutralise(git_dir: Path) -> None:
     info = git_dir / "info"
     info.mkdir(parents=True, exist_ok=True)
-    (info / "attributes").write_text(NEUTRAL_ATTRIBUTES)
+    atomic_write_bytes(info / "attributes", NEUTRAL_ATTRIBUTES.encode())  # replaced, never
+    # written into: a file made read-only since (see `TrialDirs.reclaim`) is no obstacle
 
 
 def _last_line(text: str) -> str:

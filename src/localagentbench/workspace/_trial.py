@@ -59,6 +59,14 @@ class TrialDirs:
         """Scratch space for grading (the private copy with held-out tests)."""
         return self.root / "grade"
 
+    def reclaim(self) -> None:
+        """Give the harness back its own folders of the trial once the agent has ended: the
+        private git copy and HOME opened to their owner (`open_up`; the workspace is opened
+        when its patch is taken). Landlock governs no file metadata, so with the harness as
+        an ordinary user the agent's uid could ``chmod 000 ../git`` and fail the patch."""
+        open_up(self.git_dir)
+        open_up(self.home)
+
     def remove(self) -> None:
         remove_tree(self.root)
 
