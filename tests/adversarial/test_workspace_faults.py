@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from labtest import processes_with, script
+from localagentbench.agents._protocol import ANSWER_CAP
 from localagentbench.records import RunDir, TrialRecord
 from localagentbench.runner import RunOptions, configuration_from_cli, execute, regrade_run
 from localagentbench.sandbox import SandboxUnavailableError, select
@@ -282,3 +283,38 @@ def test_a_report_rewritten_in_an_unknown_encoding_is_a_scored_failure(attack):
     assert done.record.success is False
     assert done.record.heldout is not None
     assert done.record.heldout.passed is False
+
+
+@pytest.mark.parametrize(
+    "plant",
+    [
+        'ln -sf /etc/passwd "$LAB_ANSWER_FILE"',
+        'rm -f "$LAB_ANSWER_FILE"; mkfifo "$LAB_ANSWER_FILE"',
+        'truncate -s 2G "$LAB_ANSWER_FILE"',
+    ],
+    ids=["link-to-host-file", "fifo", "sparse-2g"],
+)
+def test_the_answer_file_is_read_as_the_agent_left_it_and_no_further(attack, plant):
+    """Threat: the command agent's answer file, in its HOME, is read by the harness after
+    the jail ends, with the harness's rights. A link there made the harness copy a host
+    file it can read (as root: any) into the record; a sparse file of gigabytes was read
+    whole into the harness's memory (a crash or an infra_error, depending on the machine).
+    It is read without following a link, only as a regular file, and only its end."""
+    # a budget the sparse file fits, so that the answer is read (past it: cap_hit, not read)
+    done = attack(
+        f"""\
+        {FIX}
+        {plant}
+        echo "stdout answer"
+    """,
+        resources={"disk_mb": 4000},
+    )
+    assert_graded_alike(done)
+    assert done.record.status == "completed"
+    assert done.record.success is True
+    assert "root:" not in (done.record.final_answer or "")
+    if "truncate" in plant:  # its end, the answer's cap at most, was read: not 2 GB
+        assert done.record.final_answer is not None
+        assert len(done.record.final_answer) <= ANSWER_CAP
+    else:
+        assert done.record.final_answer == "stdout answer"
