@@ -359,3 +359,17 @@ def test_a_path_deeper_than_a_graded_tree_holds_is_the_agents_failure(trial, mon
     assert "is 30 bytes long, past the 29 a graded tree can hold" in str(taken.value)
     with pytest.raises(AgentFault):
         t.rebuild()
+
+
+def test_opening_up_follows_no_link_in_the_place_of_the_tree(tmp_path):
+    """`open_up` changes modes with the harness's rights: a link where the tree should be
+    must not lead it into a folder elsewhere."""
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "closed").mkdir(parents=True)
+    (elsewhere / "closed").chmod(0o500)
+    (tmp_path / "tree").symlink_to(elsewhere)
+    try:
+        tree_module.open_up(tmp_path / "tree")
+        assert stat.S_IMODE((elsewhere / "closed").stat().st_mode) == 0o500
+    finally:
+        (elsewhere / "closed").chmod(0o700)

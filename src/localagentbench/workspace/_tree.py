@@ -81,9 +81,14 @@ def open_up(root: Path) -> None:
     pending = [os.fsencode(root)]
     while pending:
         folder = pending.pop()
-        with contextlib.suppress(OSError):  # gone, or not ours: the walk that reads says so
+        try:
             st = os.lstat(folder)
-            if st.st_uid == me and stat.S_IMODE(st.st_mode) & _OWNER_FOLDER != _OWNER_FOLDER:
+        except OSError:  # gone: the walk that reads says so
+            continue
+        if not stat.S_ISDIR(st.st_mode):
+            continue  # a link (or a file) in the place of ``root``: never followed
+        if st.st_uid == me and stat.S_IMODE(st.st_mode) & _OWNER_FOLDER != _OWNER_FOLDER:
+            with contextlib.suppress(OSError):
                 os.chmod(folder, stat.S_IMODE(st.st_mode) | _OWNER_FOLDER)
         try:
             with os.scandir(folder) as listing:
