@@ -17,6 +17,7 @@ __all__ = [
     "atomic_write_text",
     "load_yaml",
     "no_space",
+    "shown_name",
 ]
 
 NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT})
@@ -26,6 +27,13 @@ NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT})
 def no_space(error: BaseException) -> bool:
     """Whether ``error`` is a write refused for lack of disk space or quota."""
     return isinstance(error, OSError) and error.errno in NO_SPACE
+
+
+def shown_name(name: str) -> str:
+    """A file name as valid UTF-8 text: the bytes of a name that are not UTF-8 (carried by
+    Python as lone surrogates, ``\\udcff``) are shown escaped (``\\xff``). Records and text
+    files cannot hold the surrogates themselves: JSON and UTF-8 refuse them."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def load_yaml(text: str) -> Any:
@@ -53,7 +61,9 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+    """`atomic_write_bytes` of ``text`` as UTF-8; a name's bytes that are not UTF-8 (lone
+    surrogates) are written escaped (see `shown_name`), never a failed write."""
+    atomic_write_bytes(path, text.encode("utf-8", "backslashreplace"))
 
 
 def append_jsonl(path: Path, item: dict[str, Any]) -> None:

@@ -85,11 +85,13 @@ def _ensure_venv() -> Path:
     return python
 
 
-ATTACK_FILES = ("test_attacks.py", "test_runner_tampering.py")
+ATTACK_FILES = ("test_attacks.py", "test_runner_tampering.py", "test_workspace_faults.py")
 """The attack files run again as the ordinary user (from a venv of the system Python, so the
-landlock variants run with no stand-in interpreter). The patch-integrity and scratch-crossing
-attacks, whose defences do not depend on who runs the harness, run as root only: each file
-here costs CI minutes."""
+landlock variants run with no stand-in interpreter). The workspace-fault attacks are here
+because as an ordinary user the agent's uid is the harness's own: permissions it takes from
+itself are taken from the harness too. The patch-integrity and scratch-crossing attacks,
+whose defences do not depend on who runs the harness, run as root only: each file here
+costs CI minutes."""
 
 
 def _copy_tests(dest: Path) -> list[Path]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from localagentbench.grading._reports import (
     NODE_REPORTER_URL,
@@ -103,3 +106,28 @@ def test_a_missing_or_linked_or_broken_report_is_none(tmp_path: Path):
     (tmp_path / "real.xml").write_text("<testsuites/>")
     (tmp_path / "link.xml").symlink_to(tmp_path / "real.xml")
     assert parse_report("pytest", tmp_path / "link.xml", "") is None
+
+
+@pytest.mark.parametrize("encoding", ["bogus", "utf-32", "shift_jis"])
+def test_a_report_declaring_an_encoding_the_parser_refuses_is_none(tmp_path: Path, encoding):
+    """Threat: the code under test rewrites the report as it exits; the parser raised
+    LookupError (an unknown encoding) or ValueError (a multi-byte one), which made the
+    trial an unscored infra_error instead of a run with no usable report."""
+    report = tmp_path / "report.xml"
+    report.write_text(f'<?xml version="1.0" encoding="{encoding}"?><testsuites/>')
+    assert parse_report("pytest", report, "") is None
+
+
+def test_a_node_report_claiming_impossible_nesting_is_none(tmp_path: Path):
+    """Threat: the code under test rewrites node's event report with ever smaller depths, so
+    each event adopts every test before it: 8,000 lines took 104 s, a few MB hung the run.
+    Nesting past NODE_MAX_DEPTH (or below 0) is no reporter's output: no usable report."""
+    lines = [
+        json.dumps({"name": f"t{i}", "file": "/w/a.test.js", "depth": 3000 - i, "ok": True})
+        for i in range(3001)
+    ]
+    report = tmp_path / "events.jsonl"
+    report.write_text("\n".join(lines) + "\n")
+    assert parse_report("node", report, "") is None
+    report.write_text(json.dumps({"name": "t", "file": "/w/a.test.js", "depth": -1}) + "\n")
+    assert parse_report("node", report, "") is None

@@ -311,3 +311,20 @@ def test_the_bundled_reference_solutions_carry_only_test_notices():
             }, (solution, flag)
             noticed.add(solution.parent.name)
     assert noticed == EDITS_TESTS
+
+
+def test_a_line_built_to_make_the_scan_backtrack_is_read_in_one_pass():
+    """Threat: the scan runs while the trial's record is made, over every added line of a
+    patch up to 50 MB. ``sys.modules[`` repeated with no ``]`` made one signature try every
+    later position from every occurrence: 200 KB took 34 s, a 2 MB file about an hour, and
+    the run hung there. The subscript is now read at most 80 characters deep, so this
+    600 KB line is one pass (it took minutes before); a shallow one is still flagged."""
+    line = "sys.modules[" * 50_000
+    patch = (
+        "diff --git a/calc.py b/calc.py\nnew file mode 100644\nindex 0000000..1111111\n"
+        f"--- /dev/null\n+++ b/calc.py\n@@ -0,0 +1,2 @@\n+{line}\n"
+        "+sys.modules[ 'pytest' ].main = None\n"
+    )
+    [flag] = suspicious_patch(patch)
+    assert flag.rule == "runner-internals"
+    assert "line 2" in flag.detail

@@ -44,6 +44,18 @@ def test_links_leading_out_are_left_out_and_named(tmp_path: Path, filtered: str)
     assert secret.read_text() == "hidden"
 
 
+def test_a_link_named_with_bytes_that_are_not_utf8_is_named_escaped(tmp_path: Path, filtered: str):
+    """The list goes into the record and not-transferred.txt, both UTF-8 only: a name the
+    agent chose must not make grading fail."""
+    work = tmp_path / "work"
+    work.mkdir()
+    os.symlink("/etc", os.path.join(os.fsencode(work), b"link\xff"))
+    skipped = private_copy(work, tmp_path / "copy")
+    assert len(skipped) == 1
+    assert skipped[0].startswith("link\\xff: ")
+    skipped[0].encode("utf-8")
+
+
 def test_a_linked_folder_cannot_carry_later_files_out(tmp_path: Path, filtered: str):
     """Threat: a link to a folder outside, then files "inside" it, so the unpack writes there."""
     outside = tmp_path / "outside"

@@ -86,6 +86,23 @@ def test_write_is_atomic_and_readable(tmp_path: Path):
     assert leftovers == []
 
 
+def test_a_name_of_bytes_that_are_not_utf8_is_written_escaped_never_lost(tmp_path: Path):
+    """Threat: a workspace file named with bytes that are not UTF-8 reached the record (as
+    Python's lone surrogates), JSON refused it and the run died in write_record."""
+    run_dir = RunDir(tmp_path)
+    record = _record("t", "c", 1, False).model_copy(
+        update={"not_transferred": ["link\udcff: a link to an absolute path"], "error": "x\udcfe"}
+    )
+    run_dir.write_record(record)
+    raw = run_dir.record_path(record.trial_id).read_bytes()
+    raw.decode("utf-8")  # valid UTF-8 throughout
+    stored = run_dir.read_record(record.trial_id)
+    assert stored is not None
+    assert stored.not_transferred == ["link\\xff: a link to an absolute path"]
+    assert stored.error == "x\\xfe"
+    assert stored.success is False
+
+
 def test_summary_counts_rates_and_pass_at_k():
     records = [
         _record("a", "x", 1, True),

@@ -105,3 +105,24 @@ def test_report_is_versioned_data(pristine: Path, final: Path) -> None:
     assert data["version"] == 1
     assert data["changes"] == [{"path": "check.sh", "kind": "edited"}]
     assert type(report).model_validate(data) == report
+
+
+def test_a_name_of_bytes_that_are_not_utf8_is_reported_escaped(pristine: Path, final: Path) -> None:
+    """The report goes into the record, which JSON writes as UTF-8 only."""
+    (final / "tests" / "test_\udcff.py").write_text("def test_c(): pass\n")
+    report = tamper_report(pristine, final, PROTECTED)
+    assert [(c.path, c.kind) for c in report.changes] == [("tests/test_\\xff.py", "added")]
+    report.model_dump_json()  # serialisable
+
+
+def test_a_folder_that_cannot_be_searched_does_not_fail_the_report(
+    pristine: Path, final: Path
+) -> None:
+    """A folder whose entries cannot be looked at (``chmod 600``: listable, not searchable)
+    is reported as far as it can be read, never an error (as root it is read whole)."""
+    (final / "tests" / "unit").chmod(0o600)
+    try:
+        report = tamper_report(pristine, final, PROTECTED)
+    finally:
+        (final / "tests" / "unit").chmod(0o755)
+    assert all(c.path.startswith("tests/unit") for c in report.changes)

@@ -312,17 +312,64 @@ def test_a_workspace_git_cannot_read_is_the_agents_failure_in_the_run_and_the_re
     assert rebuilt.value.reason == UNRECORDABLE_PATCH
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a mode-000 folder anyway")
-def test_a_folder_the_agent_locked_is_the_agents_failure(trial):
+def test_what_the_agent_locked_from_its_owner_is_opened_and_recorded(trial):
+    """Threat, with the harness as an ordinary user (the agent's uid is its own): files and
+    folders the agent closed to their owner made the workspace unreadable to the harness
+    (once an infra_error, then an unrecordable patch, while a root harness read them). They
+    are opened to their owner and recorded as a root harness records them: only the
+    owner's executable bit counts."""
     t = trial()
-    locked = t.work / "locked"
-    locked.mkdir()
-    (locked / "inside.txt").write_text("x\n")
-    locked.chmod(0)
-    try:
-        with pytest.raises(AgentFault) as taken:
-            t.take()
-    finally:
-        locked.chmod(0o755)
+    for folder in ("locked", "unsearchable", "readonly"):
+        (t.work / folder / "in").mkdir(parents=True)
+        (t.work / folder / "in" / "f.txt").write_text(f"{folder}\n")
+    (t.work / "noread.txt").write_text("secret\n")
+    (t.work / "xonly.sh").write_text("#!/bin/sh\n")
+    (t.work / "noread.txt").chmod(0)
+    (t.work / "xonly.sh").chmod(0o100)
+    (t.work / "locked").chmod(0)
+    (t.work / "unsearchable").chmod(0o600)
+    (t.work / "readonly").chmod(0o555)
+    t.take()
+    graded = files_of(t.rebuild().path)
+    assert graded["locked/in/f.txt"] == ("file", b"locked\n", False)
+    assert graded["unsearchable/in/f.txt"] == ("file", b"unsearchable\n", False)
+    assert graded["readonly/in/f.txt"] == ("file", b"readonly\n", False)
+    assert graded["noread.txt"] == ("file", b"secret\n", False)
+    assert graded["xonly.sh"] == ("file", b"#!/bin/sh\n", True)
+    assert stat.S_IMODE((t.work / "locked").stat().st_mode) == 0o700
+    assert stat.S_IMODE((t.work / "readonly").stat().st_mode) == 0o755
+    assert stat.S_IMODE((t.work / "noread.txt").stat().st_mode) == 0o400
+
+
+def test_a_path_deeper_than_a_graded_tree_holds_is_the_agents_failure(trial, monkeypatch):
+    """Threat: a path that fits the system's limit under the workspace but not under the
+    deeper harness folders the graded tree is copied to (an infra_error there)."""
+    monkeypatch.setattr(tree_module, "MAX_PATH_BYTES", 29)
+    t = trial()
+    deep = t.work / "a" / ("b" * 20)
+    deep.mkdir(parents=True)
+    (deep / "short").write_text("x\n")  # a/bbb.../short: 28 bytes, recorded
+    t.take()
+    (deep / "longer").write_text("x\n")  # 29 bytes: still fits
+    t.take()
+    (deep / "longest").write_text("x\n")  # 30 bytes: past it
+    with pytest.raises(AgentFault) as taken:
+        t.take()
     assert taken.value.reason == UNRECORDABLE_PATCH
-    assert "cannot list locked" in str(taken.value)
+    assert "is 30 bytes long, past the 29 a graded tree can hold" in str(taken.value)
+    with pytest.raises(AgentFault):
+        t.rebuild()
+
+
+def test_opening_up_follows_no_link_in_the_place_of_the_tree(tmp_path):
+    """`open_up` changes modes with the harness's rights: a link where the tree should be
+    must not lead it into a folder elsewhere."""
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "closed").mkdir(parents=True)
+    (elsewhere / "closed").chmod(0o500)
+    (tmp_path / "tree").symlink_to(elsewhere)
+    try:
+        tree_module.open_up(tmp_path / "tree")
+        assert stat.S_IMODE((elsewhere / "closed").stat().st_mode) == 0o500
+    finally:
+        (elsewhere / "closed").chmod(0o700)

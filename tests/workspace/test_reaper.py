@@ -56,3 +56,19 @@ def test_a_missing_folder_is_no_error(tmp_path: Path) -> None:
     reaper.remove(_folder(tmp_path, "made"))
     reaper.close()
     assert not (tmp_path / "made").exists()
+
+
+def test_folders_the_agent_closed_to_their_owner_are_removed(tmp_path: Path) -> None:
+    """Threat, with the harness as an ordinary user (the agent's uid is its own): folders the
+    agent made read-only or unsearchable (in its workspace or HOME) were never removed, so
+    every such trial left its folders on the disk. (As root they go in any case.)"""
+    reaper = Reaper()
+    folder = _folder(tmp_path, "trial")
+    for name, mode in (("readonly", 0o555), ("closed", 0o000), ("unsearchable", 0o600)):
+        (folder / "work" / name / "in").mkdir(parents=True)
+        (folder / "work" / name / "in" / "f").write_text("x\n")
+        (folder / "work" / name).chmod(mode)
+    (folder / "work").chmod(0o500)
+    reaper.remove(folder)
+    reaper.close()
+    assert not folder.exists()

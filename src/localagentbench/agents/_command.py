@@ -25,11 +25,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from localagentbench._env import clean_path
 from localagentbench.agents._protocol import (
+    ANSWER_CAP,
     AgentContext,
     AgentOutcome,
     BaseAgent,
     cap_answer,
     last_line,
+    read_left_tail,
     settings_problem,
 )
 from localagentbench.errors import ConfigError
@@ -150,9 +152,8 @@ class CommandAgent(BaseAgent):
         run = run_jailed(
             ctx.sandbox, argv, spec, timeout_s=ctx.timeout_s, cancel=ctx.cancel, stop=ctx.stop
         )
-        answer = None
-        if answer_file.is_file():
-            answer = cap_answer(answer_file.read_text(encoding="utf-8", errors="replace"))
+        # at most 4 bytes a character: the end of the file holds the capped answer whole
+        answer = cap_answer(read_left_tail(answer_file, 4 * ANSWER_CAP))
         return AgentOutcome.from_process(
             run.result,
             final_answer=answer or last_line(run.result.stdout),

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import difflib
+import os
 import re
+import stat
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import ValidationError
 
+from localagentbench import _platform
 from localagentbench._proc import ProcessResult
 from localagentbench.environments import EnvView
 from localagentbench.gateway import TrialRoute
@@ -194,6 +197,25 @@ def did_you_mean(value: str, choices: list[str]) -> str:
 
 ANSWER_CAP = 8000
 """Characters of a final answer kept (the end, where the conclusion is)."""
+
+
+def read_left_tail(path: Path, limit: int) -> str | None:
+    """The last ``limit`` bytes of the file the agent left at ``path`` (in its HOME or
+    workspace), as text; None unless it is a regular file there.
+
+    The harness reads it after the jail has ended, with its own rights: a link in its place
+    (``answer -> /etc/shadow``) is not followed, a fifo does not block, and a sparse file of
+    gigabytes costs ``limit`` bytes, not the harness's memory."""
+    try:
+        fd = os.open(path, _platform.read_flags())
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        f.seek(max(0, st.st_size - limit))
+        return f.read(limit).decode("utf-8", errors="replace")
 
 
 def cap_answer(text: str | None) -> str | None:

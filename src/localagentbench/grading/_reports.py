@@ -62,6 +62,12 @@ export default async function* (source) {
 """Node's own test events as JSON lines: name, nesting depth, file, outcome (no test code)."""
 NODE_REPORTER_URL = "data:text/javascript," + urllib.parse.quote(NODE_REPORTER)
 
+NODE_MAX_DEPTH = 100
+"""Deepest nesting of node tests a report may claim. The code under test can rewrite the
+report; events of ever smaller depth made each adopt every test before it, a cubic walk
+(8,000 lines took 104 s; a few MB hung the run). A report claiming deeper nesting (or a
+negative depth) is unreadable, as a run with no report."""
+
 
 def unit_of(test_id: str) -> str:
     """The file (pytest, node) or package (Go) a test id belongs to."""
@@ -372,6 +378,8 @@ def _node_events(path: Path, cwd: Path | None) -> TestReport:
             continue
         name, file = str(event.get("name", "")), str(event.get("file", ""))
         depth = event["depth"] if isinstance(event.get("depth"), int) else 0
+        if not 0 <= depth <= NODE_MAX_DEPTH:
+            raise ValueError(f"a node test nested {depth} deep: not our reporter's output")
         outcome: Outcome = (
             "skipped" if event.get("skip") else "passed" if event.get("ok") else "failed"
         )
@@ -428,5 +436,8 @@ def parse_report(
         return None
     try:
         return _junit(report) if runner == "pytest" else _node_events(report, cwd)
-    except (ET.ParseError, OSError):
+    except (ET.ParseError, OSError, ValueError, LookupError):
+        # The code under test runs beside the runner and can rewrite its report: an XML
+        # declaration naming an unknown or multi-byte encoding made the parser raise
+        # LookupError or ValueError, and the trial an unscored infra_error.
         return None

@@ -177,7 +177,7 @@ LINE_SIGNATURES: tuple[LineSignature, ...] = (
         re.compile(
             r"\b_pytest\b|\bpytest_(runtest|collection|collect|sessionstart|sessionfinish"
             r"|terminal_summary|report|load_initial_conftests|cmdline)\w*|\bTestReport\b"
-            r"|sys\.modules\s*\[[^\]]*\b(pytest|pluggy|unittest)\b"
+            r"|sys\.modules\s*\[[^\]]{0,80}\b(pytest|pluggy|unittest)\b"
             r"|\b(TestResult|TextTestResult|TestCase)\.\w+\s*=(?!=)|\bos\._exit\s*\("
         ),
         _CODE,

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO
 
 from localagentbench import _platform
+from localagentbench._io import shown_name
 
 __all__ = ["private_copy"]
 
@@ -32,7 +33,7 @@ def _write(src: Path, out: IO[bytes], skipped: list[str]) -> None:
 
         def unreadable(error: OSError) -> None:
             rel = Path(error.filename or "?").relative_to(src) if error.filename else "?"
-            skipped.append(f"{rel}: unreadable folder ({error.strerror})")
+            skipped.append(shown_name(f"{rel}: unreadable folder ({error.strerror})"))
 
         for dirpath, dirnames, filenames in os.walk(src, onerror=unreadable):
             dirnames[:] = sorted(d for d in dirnames if d not in _SKIPPED_NAMES)
@@ -44,7 +45,7 @@ def _write(src: Path, out: IO[bytes], skipped: list[str]) -> None:
                 try:
                     _add(tar, path, arcname)
                 except OSError as e:
-                    skipped.append(f"{arcname}: unreadable ({e.strerror})")
+                    skipped.append(shown_name(f"{arcname}: unreadable ({e.strerror})"))
 
 
 def _add(tar: tarfile.TarFile, path: Path, arcname: str) -> None:
@@ -94,7 +95,7 @@ def _admitted(tar: tarfile.TarFile, dest: str, skipped: list[str]) -> Iterator[t
         try:
             yield _admit_fallback(member, dest)
         except ValueError as e:
-            skipped.append(f"{member.name}: {e}")
+            skipped.append(shown_name(f"{member.name}: {e}"))
 
 
 def _read(stream: IO[bytes], dest: Path, skipped: list[str]) -> None:
@@ -106,7 +107,7 @@ def _read(stream: IO[bytes], dest: Path, skipped: list[str]) -> None:
                 try:
                     return tarfile.data_filter(member, path)
                 except tarfile.FilterError as e:
-                    skipped.append(f"{member.name}: {e}")
+                    skipped.append(shown_name(f"{member.name}: {e}"))
                     return None
 
             tar.extractall(root, filter=admit)
@@ -118,7 +119,8 @@ def private_copy(src: Path, dest: Path) -> list[str]:
     """Copy `src` into `dest` (created) through a tar stream; no link is followed.
 
     ``.git`` folders are not copied. Returns what was left out and why (``path: reason``):
-    links that are absolute or lead out of the copy, special files, unreadable entries.
+    links that are absolute or lead out of the copy, special files, unreadable entries (a
+    name's bytes that are not UTF-8 shown escaped, `shown_name`: these go into the record).
     """
     dest.mkdir()  # private through the grading scratch folder it is made in
     dest.chmod(0o755)  # the jail enters it before dropping to the agent's uid

@@ -14,8 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
 
-from localagentbench._io import append_jsonl, atomic_write_text, no_space
+from localagentbench._io import append_jsonl, atomic_write_text, no_space, shown_name
 from localagentbench.errors import RunDirError
 from localagentbench.records._index import INDEX_NAME, RecordKey, TrialIndex, record_key
 from localagentbench.records._migrations import NewerVersionError, upgrade
@@ -24,6 +25,27 @@ from localagentbench.records._rows import ROW_VERSION, TrialRow, trial_row
 from localagentbench.records._summary import Summary
 
 __all__ = ["RunDir", "RunDirFull", "new_run_id", "utc_now"]
+
+
+def _record_json(record: TrialRecord) -> str:
+    """The record as JSON. A string holding a file name whose bytes are not UTF-8 (the
+    agent chose it; Python carries such bytes as lone surrogates, which JSON refuses) is
+    written escaped (`shown_name`) rather than losing the record."""
+    try:
+        return record.model_dump_json(indent=2)
+    except PydanticSerializationError:
+        data = _shown_strings(record.model_dump(mode="json"))
+        return TrialRecord.model_validate(data).model_dump_json(indent=2)
+
+
+def _shown_strings(value: object) -> object:
+    if isinstance(value, str):
+        return shown_name(value)
+    if isinstance(value, dict):
+        return {_shown_strings(k): _shown_strings(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shown_strings(v) for v in value]
+    return value
 
 
 class RunDirFull(RunDirError):
@@ -143,7 +165,7 @@ class RunDir:
         if path.exists():
             with contextlib.suppress(OSError):
                 index.forget(record.trial_id)
-        text = record.model_dump_json(indent=2)
+        text = _record_json(record)
         with _room(path):
             atomic_write_text(path, text)
         # the row of the record as readers get it (the migration chain may fill fields in)

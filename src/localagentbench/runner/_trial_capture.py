@@ -58,6 +58,7 @@ def capture_trial(plan: TrialPlan, env: TrialEnv, prepared: Prepared, ran: Agent
     folder = env.run_dir.trial(plan.id)
     patch = folder / "patch.diff"
     outcome, dirs, pristine = ran.outcome, prepared.dirs, env.pristine[plan.task.key]
+    dirs.reclaim()  # what the agent's uid closed of the trial's own folders (not root)
     if outcome is not None:
         atomic_write_text(folder / "agent.stdout", outcome.stdout)
         atomic_write_text(folder / "agent.stderr", outcome.stderr)
@@ -66,13 +67,14 @@ def capture_trial(plan: TrialPlan, env: TrialEnv, prepared: Prepared, ran: Agent
             prepared.budget.enforce(outcome, ran.started, plan.task.timeout_s)
         if prepared.limiter is not None:  # OverBudget: killed at its memory limit
             prepared.limiter.enforce(outcome, ran.started, plan.task.timeout_s)
-    tamper = _tamper(plan.task, pristine, dirs.work, dirs.root / "pristine")
-    tamper = tamper.model_copy(update={"outside_writes": ran.outside_writes})
-    try:
+    fault = None
+    try:  # first: it opens up what the agent made unreadable to the harness's uid
         _note_skipped(folder, take_patch(dirs.git_dir, dirs.work, pristine.commit, patch))
     except AgentFault as e:
-        return Captured(patch, tamper, fault=e)
-    return Captured(patch, tamper)
+        fault = e
+    tamper = _tamper(plan.task, pristine, dirs.work, dirs.root / "pristine")
+    tamper = tamper.model_copy(update={"outside_writes": ran.outside_writes})
+    return Captured(patch, tamper, fault=fault)
 
 
 def _tamper(task: Task, pristine: Pristine, work: Path, scratch: Path) -> TamperReport:

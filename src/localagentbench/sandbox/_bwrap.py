@@ -37,6 +37,7 @@ from localagentbench.sandbox._spec import SandboxSpec, SandboxUnavailableError
 from localagentbench.sandbox._wrapped import (
     Wrapped,
     create_report,
+    given_back,
     lend_trees,
     new_scratch_path,
     scratch_dir,
@@ -275,6 +276,9 @@ class BwrapSandbox:
                 f.write(encode_env(spec.env))
             if jail.uid is not None and jail.gid is not None:
                 stack.enter_context(lend_trees([spec.workspace, spec.home], jail.uid, jail.gid))
+            # Undone once the jail has ended, before the trees are handed back: modes the
+            # agent's uid (ours, when we are not root) took from the workspace and HOME.
+            stack.enter_context(given_back([spec.workspace, spec.home]))
             if spec.network == "gateway":
                 assert spec.gateway_port is not None
                 relay = route_relay(

@@ -44,6 +44,7 @@ from localagentbench.sandbox._wrapped import (
     Wrapped,
     create_report,
     empty_folder,
+    given_back,
     lend_trees,
     new_scratch_path,
     scratch_dir,
@@ -247,6 +248,9 @@ class LandlockSandbox:
             create_report(scratch / "report")
             if jail.uid is not None and jail.gid is not None:
                 stack.enter_context(lend_trees([spec.workspace, spec.home], jail.uid, jail.gid))
+            # Entered last, so undone first: what the agent's uid (ours, when we are not root)
+            # closed above its trees is open again before anything else is cleaned up.
+            stack.enter_context(given_back([spec.workspace, spec.home]))
 
         command = launcher_command(jail.python, LAUNCHER_DIR, config) + list(argv)
         return Wrapped(

@@ -9,6 +9,7 @@ file outside it.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import hashlib
 import os
@@ -19,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from localagentbench import _platform
+from localagentbench._io import shown_name
 
 __all__ = ["TEST_INFRA_PATTERNS", "FileChange", "TamperReport", "tamper_report"]
 
@@ -104,7 +106,8 @@ def _entries(root: Path) -> dict[str, os.stat_result]:
             dirnames.remove(".git")
         for name in dirnames + filenames:
             full = Path(dirpath) / name
-            found[PurePosixPath(full.relative_to(root)).as_posix()] = full.lstat()
+            with contextlib.suppress(OSError):  # unreadable to us: it cannot be compared
+                found[PurePosixPath(full.relative_to(root)).as_posix()] = full.lstat()
     return found
 
 
@@ -137,14 +140,17 @@ def tamper_report(pristine: Path, final: Path, protected: list[str]) -> TamperRe
             continue  # directories: their files are reported one by one
         if new is not None and stat.S_ISDIR(new.st_mode) and old is None:
             continue
+        kind: ChangeKind | None = None
         if new is None:
-            changes.append(FileChange(path=rel, kind="deleted"))
+            kind = "deleted"
         elif old is None:
-            changes.append(FileChange(path=rel, kind="added"))
+            kind = "added"
         elif stat.S_IFMT(old.st_mode) != stat.S_IFMT(new.st_mode):
-            changes.append(FileChange(path=rel, kind="replaced"))
+            kind = "replaced"
         elif _digest(pristine / rel, old) != _digest(final / rel, new):
-            changes.append(FileChange(path=rel, kind="edited"))
+            kind = "edited"
         elif stat.S_IMODE(old.st_mode) != stat.S_IMODE(new.st_mode):
-            changes.append(FileChange(path=rel, kind="mode"))
+            kind = "mode"
+        if kind is not None:  # a name of bytes that are not UTF-8 is shown escaped (\\xff)
+            changes.append(FileChange(path=shown_name(rel), kind=kind))
     return TamperReport(protected=list(protected), changes=changes)

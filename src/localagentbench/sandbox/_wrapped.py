@@ -14,7 +14,7 @@ from pathlib import Path
 from types import TracebackType
 
 from localagentbench.sandbox._errors import SandboxError
-from localagentbench.workspace import mark_owner
+from localagentbench.workspace import mark_owner, open_up
 
 __all__ = [
     "LAUNCHER_FAILED",
@@ -23,6 +23,7 @@ __all__ = [
     "chown_tree",
     "create_report",
     "empty_folder",
+    "given_back",
     "new_scratch_path",
 ]
 
@@ -96,6 +97,35 @@ def scratch_dir(path: Path) -> Iterator[Path]:
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def given_back(trees: list[Path]) -> Iterator[None]:
+    """When the jail ends, give this process back what the jail's uid closed to it: the
+    modes the folders above `trees` had (those it owns), and its owner's access to everything
+    in `trees` (`workspace.open_up`).
+
+    With the harness as an ordinary user the agent's uid is the harness's own, and neither
+    landlock nor a bind mount governs file modes: ``chmod 000 "$HOME"``, or ``chmod 000 ..``
+    (the trial's folder) under landlock, closed them to the harness, so reading the agent's
+    answer, the clean-up, the patch and grading failed (an infra_error, its rerun alike).
+    Ancestors nearest the root first, so each deeper one can be reached again."""
+    me = os.geteuid()
+    kept: dict[Path, int] = {}
+    for tree in trees:
+        for folder in tree.parents:
+            with contextlib.suppress(OSError):
+                st = folder.lstat()
+                if st.st_uid == me and stat.S_ISDIR(st.st_mode):
+                    kept[folder] = stat.S_IMODE(st.st_mode)
+    try:
+        yield
+    finally:
+        for folder, mode in sorted(kept.items(), key=lambda item: len(item[0].parts)):
+            with contextlib.suppress(OSError):
+                os.chmod(folder, mode)
+        for tree in trees:
+            open_up(tree)
 
 
 def empty_folder(path: Path) -> None:

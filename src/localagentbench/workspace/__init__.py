@@ -19,7 +19,7 @@ from localagentbench.workspace._pristine import (
     verify_unpacked,
 )
 from localagentbench.workspace._tar import extract_tar
-from localagentbench.workspace._tree import git_init_commit
+from localagentbench.workspace._tree import git_init_commit, open_up
 from localagentbench.workspace._trial import (
     KEEP_MARKER,
     GuardEvent,
@@ -53,6 +53,7 @@ __all__ = [
     "graded_tree",
     "make_scratch_root",
     "mark_owner",
+    "open_up",
     "prepare_workspace",
     "sweep_stale_roots",
     "take_patch",

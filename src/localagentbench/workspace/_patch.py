@@ -24,7 +24,7 @@ from pathlib import Path
 from localagentbench._io import atomic_write_bytes
 from localagentbench.errors import AgentFault
 from localagentbench.workspace._git import git
-from localagentbench.workspace._tree import UnreadableTree, index_tree
+from localagentbench.workspace._tree import UnreadableTree, index_tree, open_up
 
 __all__ = [
     "NEUTRAL_ATTRIBUTES",
@@ -77,7 +77,8 @@ class GradedTree:
 def _neutralise(git_dir: Path) -> None:
     info = git_dir / "info"
     info.mkdir(parents=True, exist_ok=True)
-    (info / "attributes").write_text(NEUTRAL_ATTRIBUTES)
+    atomic_write_bytes(info / "attributes", NEUTRAL_ATTRIBUTES.encode())  # replaced, never
+    # written into: a file made read-only since (see `TrialDirs.reclaim`) is no obstacle
 
 
 def _last_line(text: str) -> str:
@@ -89,12 +90,15 @@ def take_patch(git_dir: Path, work: Path, base: str, out: Path) -> TakenPatch:
 
     ``git_dir`` is the harness's private copy of the pristine repository. Renames are not
     detected: the patch says plainly which paths went and which came, whatever git's
-    similarity heuristics. Raises `AgentFault` (``unrecordable_patch``) when the workspace
-    cannot be read or its patch is over `PATCH_CAP`; ``out`` then holds a marker line saying
-    so (after the head and before the tail of a patch over the cap), which `graded_tree`
-    refuses in turn, so a regrade gives the same verdict.
+    similarity heuristics. Files and folders the agent's uid (the harness's, when it is not
+    root) made unreadable to their owner are opened to it first (`open_up`). Raises
+    `AgentFault` (``unrecordable_patch``) when the workspace cannot be read, holds a path
+    past `MAX_PATH_BYTES` or its patch is over `PATCH_CAP`; ``out`` then holds a marker line
+    saying so (after the head and before the tail of a patch over the cap), which
+    `graded_tree` refuses in turn, so a regrade gives the same verdict.
     """
     _neutralise(git_dir)
+    open_up(work)  # what the agent made unreadable to its owner (see `open_up`)
     index = git_dir / "lab-taken-index"
     try:
         skipped = tuple(index_tree(git_dir, work, index))

@@ -20,17 +20,26 @@ tree is exactly the files the agent started from.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import stat
 from pathlib import Path
 
+from localagentbench import _platform
 from localagentbench.errors import InfraError
 from localagentbench.workspace._git import git
 
-__all__ = ["UnreadableTree", "git_init_commit", "index_tree"]
+__all__ = ["MAX_PATH_BYTES", "UnreadableTree", "git_init_commit", "index_tree", "open_up"]
 
 _FILE, _EXECUTABLE, _LINK = 0o100644, 0o100755, 0o120000
+
+MAX_PATH_BYTES = 2048
+"""Longest path, in bytes relative to the tree's root, that is recorded. Every copy of a
+trial's tree (the graded tree, grading's private copies, a jail's mounts) lies under a
+harness folder deeper than the workspace, so a path that just fits the system's limit of
+4096 under the workspace did not fit there, and the graded run failed as an infra_error;
+half the limit leaves the rest to those folders (a bundled task's longest path is 40)."""
 
 
 class UnreadableTree(Exception):
@@ -54,6 +63,46 @@ def _quote(path: bytes) -> bytes:
     return bytes(out + b'"')
 
 
+_OWNER_FOLDER = stat.S_IRWXU
+"""What the owner may do in every folder `open_up` passes: list, search, remove entries."""
+
+
+def open_up(root: Path) -> None:
+    """Give the owner back what the agent took from it under ``root`` (``root`` included):
+    read on files, read, write and search on folders. Links are never followed and entries
+    of other owners are left alone.
+
+    Where the harness is not root (a laptop: agent and harness share a uid), an agent's
+    ``chmod 000`` or ``chmod a-x`` on its own files or folders made them unreadable to the
+    harness too: the trial was an infra_error and its folders were never removed. Git keeps
+    only the owner's executable bit, which this never changes, so the patch taken after it
+    is the one a root harness takes."""
+    me = _platform.user_id()
+    pending = [os.fsencode(root)]
+    while pending:
+        folder = pending.pop()
+        try:
+            st = os.lstat(folder)
+        except OSError:  # gone: the walk that reads says so
+            continue
+        if not stat.S_ISDIR(st.st_mode):
+            continue  # a link (or a file) in the place of ``root``: never followed
+        if st.st_uid == me and stat.S_IMODE(st.st_mode) & _OWNER_FOLDER != _OWNER_FOLDER:
+            with contextlib.suppress(OSError):
+                os.chmod(folder, stat.S_IMODE(st.st_mode) | _OWNER_FOLDER)
+        try:
+            with os.scandir(folder) as listing:
+                found = [(entry.path, entry.stat(follow_symlinks=False)) for entry in listing]
+        except OSError:
+            continue
+        for path, st in found:
+            if stat.S_ISDIR(st.st_mode):
+                pending.append(path)
+            elif stat.S_ISREG(st.st_mode) and st.st_uid == me and not st.st_mode & stat.S_IRUSR:
+                with contextlib.suppress(OSError):
+                    os.chmod(path, stat.S_IMODE(st.st_mode) | stat.S_IRUSR)
+
+
 def _walk(root: Path) -> tuple[list[tuple[int, bytes]], list[str]]:
     """Every file and link under ``root`` as (git mode, path relative to root), and what was
     left out. Raises UnreadableTree when a folder cannot be listed."""
@@ -70,6 +119,11 @@ def _walk(root: Path) -> tuple[list[tuple[int, bytes]], list[str]]:
             raise UnreadableTree(f"cannot list {_shown(folder) or '.'}: {e.strerror}") from e
         for entry in found:
             rel = folder + b"/" + entry.name if folder else entry.name
+            if len(rel) > MAX_PATH_BYTES:
+                raise UnreadableTree(
+                    f"the path {_shown(rel)[:80]}... is {len(rel)} bytes long, past the "
+                    f"{MAX_PATH_BYTES} a graded tree can hold"
+                )
             if entry.name.lower() == b".git":
                 if rel != b".git":
                     skipped.append(f"{_shown(rel)}: a .git entry is never recorded")

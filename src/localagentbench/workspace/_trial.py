@@ -15,6 +15,7 @@ from pathlib import Path
 from localagentbench import _platform
 from localagentbench.tasks import FixtureRepo, Task
 from localagentbench.workspace._pristine import Pristine, tree_digest, unpack, verify_unpacked
+from localagentbench.workspace._tree import open_up
 
 __all__ = [
     "KEEP_MARKER",
@@ -26,6 +27,7 @@ __all__ = [
     "make_scratch_root",
     "mark_owner",
     "prepare_workspace",
+    "remove_tree",
     "sweep_stale_roots",
 ]
 
@@ -57,8 +59,26 @@ class TrialDirs:
         """Scratch space for grading (the private copy with held-out tests)."""
         return self.root / "grade"
 
+    def reclaim(self) -> None:
+        """Give the harness back its own folders of the trial once the agent has ended: the
+        private git copy and HOME opened to their owner (`open_up`; the workspace is opened
+        when its patch is taken). Landlock governs no file metadata, so with the harness as
+        an ordinary user the agent's uid could ``chmod 000 ../git`` and fail the patch."""
+        open_up(self.git_dir)
+        open_up(self.home)
+
     def remove(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        remove_tree(self.root)
+
+
+def remove_tree(path: Path) -> None:
+    """Remove ``path`` and everything in it, as far as this process may. A folder the agent
+    made unwritable or unsearchable to its owner (``chmod 555``, ``chmod a-x``: the harness's
+    own uid when it is not root) is opened up first (`open_up`), else it stayed behind."""
+    shutil.rmtree(path, ignore_errors=True)
+    if os.path.lexists(path):
+        open_up(path)
+        shutil.rmtree(path, ignore_errors=True)
 
 
 class Reaper:
@@ -86,7 +106,7 @@ class Reaper:
 
     def _work(self) -> None:
         while (path := self._queue.get()) is not None:
-            shutil.rmtree(path, ignore_errors=True)
+            remove_tree(path)
 
     def close(self) -> None:
         """Wait for every queued removal (idempotent)."""
@@ -169,7 +189,7 @@ def sweep_stale_roots(base: Path | None = None) -> list[Path]:
             continue
         if _owner_alive(marker):
             continue
-        shutil.rmtree(root, ignore_errors=True)
+        remove_tree(root)
         if not root.exists():
             removed.append(root)
     return removed
