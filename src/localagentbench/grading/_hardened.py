@@ -6,13 +6,16 @@ way it goes in a private copy of the graded tree where the task's test set-up (e
 configuration file, conftest files, Go module files) is put back as the pristine tree had it,
 a Go ``TestMain`` the agent wrote is disabled, and sentinel tests are planted in the units the
 pristine run proved them in (`grading._canary`). Python runners start without the tree on
-their import path (`grading._hermetic`).
+their import path (`grading._hermetic`). The protected files (held-out tests, test set-up) are
+compared before and after the run: where the jail could not mount them read-only (landlock),
+code under test that rewrote one while the runner read it makes the trial tampered.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import stat
 import threading
 from pathlib import Path
 
@@ -140,6 +143,7 @@ def hardened_run(
             + "".join(f"{c.name} {c.unit} {c.must}\n" for c in canaries.sentinels),
         )
     protected = sorted({*injected, *test_infra_paths(tree)})
+    before_run = _fingerprints(tree, protected)
     result, report = run_commands_reported(
         spec.command,
         timeout_s=spec.timeout_s,
@@ -152,8 +156,45 @@ def hardened_run(
         protect=[tree / rel for rel in protected],
         judge=judge,
     )
+    changed = _changed(before_run, _fingerprints(tree, protected))
+    if changed:
+        # Only landlock lets this happen (bwrap mounts them read-only): the code under test
+        # rewrote a held-out test or a test set-up file while the runner was reading them.
+        evidence = [f"{rel} was changed during the graded run (protected)" for rel in changed]
+        result = result.model_copy(
+            update={
+                "passed": False,
+                "tampered": [*result.tampered, *evidence],
+                "reason": "; ".join(r for r in (result.reason, "tampering: " + evidence[0]) if r),
+            }
+        )
     if pristine is not None:
         # The run executed the agent's code in `tree`: undo any test set-up it added there
-        # (what was protected could not change).
+        # (under bwrap what was protected could not change).
         restore_test_infra(pristine, tree)
     return result, report, protected
+
+
+Fingerprint = tuple[int, int, bytes] | None
+
+
+def _fingerprints(tree: Path, rels: list[str]) -> dict[str, Fingerprint]:
+    """Each protected file's inode, modification time and bytes (None: absent or not a
+    regular file). Not its ctime: lending the tree to the jail's uid changes that."""
+    found: dict[str, Fingerprint] = {}
+    for rel in rels:
+        path = tree / rel
+        try:
+            st = os.lstat(path)
+            found[rel] = (
+                (st.st_ino, st.st_mtime_ns, path.read_bytes()) if stat.S_ISREG(st.st_mode) else None
+            )
+        except OSError:
+            found[rel] = None
+    return found
+
+
+def _changed(before: dict[str, Fingerprint], after: dict[str, Fingerprint]) -> list[str]:
+    """The protected files whose fingerprint differs after the run (replaced, rewritten,
+    removed)."""
+    return sorted(rel for rel, print_ in before.items() if after.get(rel) != print_)
