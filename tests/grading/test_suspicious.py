@@ -201,6 +201,7 @@ def test_gitignore_added_is_a_notice_and_a_gitattributes_filter_is_tamper(tmp_pa
         ("calc.py", "os._exit(0)"),
         ("conftest.py", "def pytest_runtest_makereport(item, call):"),
         ("src/index.js", "assert.strictEqual = () => {};"),
+        ("src/index.js", "assert[key] = () => {};"),
         ("src/index.js", "require('node:assert').equal = function () {};"),
         ("src/index.js", "Object.assign(assert, { ok() {} });"),
         ("src/index.js", "const t = require('node:test');"),
@@ -240,6 +241,7 @@ def test_runner_internals_in_test_files_are_not_runner_internals(path, tmp_path)
         ("tests/test_zz.py", "config.pluginmanager.register(Flip())"),
         ("tests/test_zz.py", "os._exit(0)"),
         ("tests/aa.test.js", "assert.strictEqual = () => {};"),
+        ("tests/aa.test.js", "assert[name] = noop;"),
         ("tests/aa.test.js", "process.reallyExit(0);"),
         ("tests/aa.test.js", "Module._load = hook;"),
         ("zz_test.go", "//go:linkname runTests testing.runTests"),
@@ -273,6 +275,44 @@ def test_runner_internals_a_test_file_has_no_use_for_are_tamper(path, line, tmp_
 def test_what_honest_test_files_do_is_not_runner_internals(path, line, tmp_path):
     rules = {r for r, _, _ in _flags(tmp_path, {path: f"x = 1\n{line}\n"})}
     assert "runner-internals" not in rules
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("calc.py", "_p.Path.read_bytes = neutered"),
+        ("calc.py", "pathlib.PosixPath.read_text = neutered"),
+        ("calc.py", "setattr(pathlib.Path, 'read_bytes', neutered)"),
+        ("calc.py", "builtins.open = my_open"),
+        ("calc.py", "sys.meta_path.insert(0, Rewriter())"),
+        ("calc.py", "SourceFileLoader.get_data = neutered"),
+        ("src/index.js", "fs.readFileSync = neutered;"),
+        ("src/index.js", "Module.prototype._compile = neutered;"),
+    ],
+)
+def test_the_way_sources_are_read_replaced_by_the_code_under_test_is_tamper(path, line, tmp_path):
+    """pytest compiles each test module from bytes it reads itself: code under test that
+    rewrites those bytes neuters the assertions calling it and spares the sentinels."""
+    [flag] = [
+        f
+        for f in suspicious_patch(_patch(tmp_path, {path: f"x = 1\n{line}\n"}))
+        if f.rule == "loader-patched"
+    ]
+    assert (flag.severity, flag.path) == ("tamper", path)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "data = Path(name).read_bytes()",
+        "if PurePath(name).suffix == '.py':",
+        "root: Path = Path.cwd()",
+        "monkeypatch.setattr(Path, 'read_text', fake)",
+    ],
+)
+def test_ordinary_file_reading_is_not_loader_patched(line, tmp_path):
+    rules = {r for r, _, _ in _flags(tmp_path, {"calc.py": f"x = 1\n{line}\n"})}
+    assert "loader-patched" not in rules
 
 
 def test_a_python_helper_in_a_test_folder_is_not_exempt(tmp_path):
