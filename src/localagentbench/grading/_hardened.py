@@ -7,8 +7,8 @@ configuration file, conftest files, Go module files) is put back as the pristine
 a Go ``TestMain`` the agent wrote is disabled, and sentinel tests are planted in the units the
 pristine run proved them in (`grading._canary`). Python runners start without the tree on
 their import path (`grading._hermetic`). The protected files (held-out tests, test set-up) are
-compared before and after the run: where the jail could not mount them read-only (landlock),
-code under test that rewrote one while the runner read it makes the trial tampered.
+watched while the run goes (`grading._watch`: written, or moved away with their folder) and
+compared before and after it: either makes the trial tampered.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._reports import TestReport
 from localagentbench.grading._results import CommandsResult
 from localagentbench.grading._transfer import private_copy
+from localagentbench.grading._watch import ProtectedWatch
 from localagentbench.tasks import Task
 
 __all__ = ["hardened_run", "prove_sentinels", "sentinel_candidates"]
@@ -144,23 +145,30 @@ def hardened_run(
         )
     protected = sorted({*injected, *test_infra_paths(tree)})
     before_run = _fingerprints(tree, protected)
-    result, report = run_commands_reported(
-        spec.command,
-        timeout_s=spec.timeout_s,
-        cwd=tree,
-        jail=jail,
-        log_dir=log_dir,
-        label=label,
-        cancel=cancel,
-        report_dir=report_dir,
-        protect=[tree / rel for rel in protected],
-        judge=judge,
-    )
-    changed = _changed(before_run, _fingerprints(tree, protected))
-    if changed:
-        # Only landlock lets this happen (bwrap mounts them read-only): the code under test
-        # rewrote a held-out test or a test set-up file while the runner was reading them.
-        evidence = [f"{rel} was changed during the graded run (protected)" for rel in changed]
+    with ProtectedWatch(tree, protected) as watch:
+        result, report = run_commands_reported(
+            spec.command,
+            timeout_s=spec.timeout_s,
+            cwd=tree,
+            jail=jail,
+            log_dir=log_dir,
+            label=label,
+            cancel=cancel,
+            report_dir=report_dir,
+            protect=[tree / rel for rel in protected],
+            judge=judge,
+        )
+        watched = watch.evidence()
+    # A read-only mount (bwrap) keeps a protected file from being written, not from being
+    # moved away with its folder and back; landlock keeps neither. Either is tampering: the
+    # runner may have read other tests than the held-out ones.
+    named = {line.partition(" was ")[0] for line in watched}
+    evidence = watched + [
+        f"{rel} was changed during the graded run (protected)"
+        for rel in _changed(before_run, _fingerprints(tree, protected))
+        if rel not in named
+    ]
+    if evidence:
         result = result.model_copy(
             update={
                 "passed": False,
