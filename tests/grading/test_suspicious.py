@@ -286,6 +286,9 @@ def test_what_honest_test_files_do_is_not_runner_internals(path, line, tmp_path)
         ("calc.py", "builtins.open = my_open"),
         ("calc.py", "sys.meta_path.insert(0, Rewriter())"),
         ("calc.py", "SourceFileLoader.get_data = neutered"),
+        ("calc.py", "sys.modules[module] = fake"),
+        ("calc.py", "sys.modules.setdefault('test_heldout', fake)"),
+        ("calc.py", "os.environ['PY_IGNORE_IMPORTMISMATCH'] = '1'"),
         ("src/index.js", "fs.readFileSync = neutered;"),
         ("src/index.js", "Module.prototype._compile = neutered;"),
     ],
@@ -308,6 +311,9 @@ def test_the_way_sources_are_read_replaced_by_the_code_under_test_is_tamper(path
         "if PurePath(name).suffix == '.py':",
         "root: Path = Path.cwd()",
         "monkeypatch.setattr(Path, 'read_text', fake)",
+        "sys.modules[__name__] = _Lazy()",
+        "module = sys.modules[name]",
+        "if sys.modules['os'] == os:",
     ],
 )
 def test_ordinary_file_reading_is_not_loader_patched(line, tmp_path):

@@ -271,6 +271,8 @@ LINE_SIGNATURES: tuple[LineSignature, ...] = (
             r"|\bbuiltins\.(open|compile|exec|__import__)\s*=(?!=)|\bio\.open\s*=(?!=)"
             r"|\b(Source|File|SourceFile|SourceLess)\w*Loader\.\w+\s*=(?!=)"
             r"|\bsys\.(meta_path|path_hooks)\s*(\.(insert|append|extend)\b|\[|=(?!=))"
+            r"|\bsys\.modules\s*(\[\s*(?!__name__\s*\])[^\]]+\]\s*=(?!=)|\.(update|setdefault)\()"
+            r"|\bPY_IGNORE_IMPORTMISMATCH\b"
             r"|\bfs\.(readFileSync|readFile)\s*=(?!=)|\bModule\.(prototype\._compile|_extensions)\b"
         ),
         _CODE,
@@ -284,6 +286,8 @@ LINE_SIGNATURES: tuple[LineSignature, ...] = (
             "Loader",
             "meta_path",
             "path_hooks",
+            "sys.modules",
+            "IMPORTMISMATCH",
             "fs.read",
             "Module.",
         ),
