@@ -199,6 +199,8 @@ def test_gitignore_added_is_a_notice_and_a_gitattributes_filter_is_tamper(tmp_pa
         ("calc.py", "def pytest_collection_modifyitems(items):"),
         ("calc.py", "sys.modules['pytest'].fail = lambda *a: None"),
         ("calc.py", "os._exit(0)"),
+        ("calc.py", "doctest.OutputChecker.check_output = lambda *a: True"),
+        ("calc.py", "DocTestRunner.report_failure = quiet"),
         ("conftest.py", "def pytest_runtest_makereport(item, call):"),
         ("src/index.js", "assert.strictEqual = () => {};"),
         ("src/index.js", "assert[key] = () => {};"),

@@ -183,10 +183,11 @@ LINE_SIGNATURES: tuple[LineSignature, ...] = (
             r"\b_pytest\b|\bpytest_(runtest|collection|collect|sessionstart|sessionfinish"
             r"|terminal_summary|report|load_initial_conftests|cmdline)\w*|\bTestReport\b"
             r"|sys\.modules\s*\[[^\]]*\b(pytest|pluggy|unittest)\b"
-            r"|\b(TestResult|TextTestResult|TestCase)\.\w+\s*=(?!=)|\bos\._exit\s*\("
+            r"|\b(TestResult|TextTestResult|TestCase|DocTestRunner|OutputChecker)\.\w+\s*=(?!=)"
+            r"|\bos\._exit\s*\("
         ),
         _CODE,
-        "pytest or unittest internals touched from outside a test file",
+        "pytest, unittest or doctest internals touched from outside a test file",
         needles=(
             "_pytest",
             "pytest_",
@@ -194,6 +195,8 @@ LINE_SIGNATURES: tuple[LineSignature, ...] = (
             "sys.modules",
             "TestResult",
             "TestCase",
+            "DocTestRunner",
+            "OutputChecker",
             "_exit",
         ),
         outside_tests=True,
