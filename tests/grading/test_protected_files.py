@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from localagentbench.grading import Verdict, grade
+from localagentbench.grading import Verdict, _watch, grade
 from localagentbench.sandbox import select
 from localagentbench.tasks import load_tasks
 
@@ -81,3 +81,14 @@ def test_reading_the_held_out_files_is_not_tampering(tmp_path):
     verdict = _graded(tmp_path, ["sh", "-c", 'test "$(cat code.py)" = ok && cat t/h.txt'])
     assert verdict.tampered == []
     assert verdict.success is True
+
+
+def test_without_a_watch_the_comparison_still_holds_and_the_log_says_so(tmp_path, monkeypatch):
+    """Off Linux, or with no inotify instance left, nothing is watched: a file rewritten in
+    place is still caught by the before-and-after comparison, and the logs say what applied."""
+    monkeypatch.setattr(_watch, "_libc", lambda: None)
+    verdict = _graded(tmp_path, ["sh", "-c", 'test "$(cat code.py)" = ok && echo x >> t/h.txt'])
+    assert verdict.tampered == ["t/h.txt was changed during the graded run (protected)"]
+    assert verdict.success is False
+    note = tmp_path / "trial" / "logs" / "heldout-unwatched.txt"
+    assert "could not be watched" in note.read_text()

@@ -62,6 +62,11 @@ class ProtectedWatch:
             if wd >= 0:
                 self._watched[wd] = rel
 
+    @property
+    def active(self) -> bool:
+        """Whether anything is watched (False off Linux, or where inotify was refused)."""
+        return bool(self._watched)
+
     def __enter__(self) -> ProtectedWatch:
         return self
 
