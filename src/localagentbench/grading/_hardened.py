@@ -6,13 +6,16 @@ way it goes in a private copy of the graded tree where the task's test set-up (e
 configuration file, conftest files, Go module files) is put back as the pristine tree had it,
 a Go ``TestMain`` the agent wrote is disabled, and sentinel tests are planted in the units the
 pristine run proved them in (`grading._canary`). Python runners start without the tree on
-their import path (`grading._hermetic`).
+their import path (`grading._hermetic`). The protected files (held-out tests, test set-up) are
+watched while the run goes (`grading._watch`: written, or moved away with their folder) and
+compared before and after it: either makes the trial tampered.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import stat
 import threading
 from pathlib import Path
 
@@ -30,6 +33,7 @@ from localagentbench.grading._jail import GradingJail
 from localagentbench.grading._reports import TestReport
 from localagentbench.grading._results import CommandsResult
 from localagentbench.grading._transfer import private_copy
+from localagentbench.grading._watch import ProtectedWatch
 from localagentbench.tasks import Task
 
 __all__ = ["hardened_run", "prove_sentinels", "sentinel_candidates"]
@@ -140,20 +144,76 @@ def hardened_run(
             + "".join(f"{c.name} {c.unit} {c.must}\n" for c in canaries.sentinels),
         )
     protected = sorted({*injected, *test_infra_paths(tree)})
-    result, report = run_commands_reported(
-        spec.command,
-        timeout_s=spec.timeout_s,
-        cwd=tree,
-        jail=jail,
-        log_dir=log_dir,
-        label=label,
-        cancel=cancel,
-        report_dir=report_dir,
-        protect=[tree / rel for rel in protected],
-        judge=judge,
-    )
+    before_run = _fingerprints(tree, protected)
+    with ProtectedWatch(tree, protected) as watch:
+        result, report = run_commands_reported(
+            spec.command,
+            timeout_s=spec.timeout_s,
+            cwd=tree,
+            jail=jail,
+            log_dir=log_dir,
+            label=label,
+            cancel=cancel,
+            report_dir=report_dir,
+            protect=[tree / rel for rel in protected],
+            judge=judge,
+        )
+        watched = watch.evidence()
+        if protected and not watch.active:
+            atomic_write_text(
+                log_dir / f"{label}-unwatched.txt",
+                "# the protected files could not be watched during the run (no inotify here, or"
+                " none left): only their before-and-after comparison applied\n",
+            )
+    # A read-only mount (bwrap) keeps a protected file from being written, not from being
+    # moved away with its folder and back; landlock keeps neither. Either is tampering: the
+    # runner may have read other tests than the held-out ones.
+    named = {line.partition(" was ")[0] for line in watched}
+    evidence = watched + [
+        f"{rel} was changed during the graded run (protected)"
+        for rel in _changed(before_run, _fingerprints(tree, protected))
+        if rel not in named
+    ]
+    if evidence:
+        result = result.model_copy(
+            update={
+                "passed": False,
+                "tampered": [*result.tampered, *evidence],
+                "reason": "; ".join(r for r in (result.reason, "tampering: " + evidence[0]) if r),
+            }
+        )
     if pristine is not None:
         # The run executed the agent's code in `tree`: undo any test set-up it added there
-        # (what was protected could not change).
+        # (under bwrap what was protected could not change).
         restore_test_infra(pristine, tree)
     return result, report, protected
+
+
+Fingerprint = tuple[int, int, int, bytes] | None
+_COMPARED_BYTES = 2_000_000
+"""Protected files up to this size are compared byte for byte; larger ones (held-out data)
+by inode, size and modification time only (the watch sees their writes where it runs)."""
+
+
+def _fingerprints(tree: Path, rels: list[str]) -> dict[str, Fingerprint]:
+    """Each protected file's inode, size, modification time and bytes (None: absent or not a
+    regular file). Not its ctime: lending the tree to the jail's uid changes that."""
+    found: dict[str, Fingerprint] = {}
+    for rel in rels:
+        path = tree / rel
+        try:
+            st = os.lstat(path)
+            if not stat.S_ISREG(st.st_mode):
+                found[rel] = None
+                continue
+            data = path.read_bytes() if st.st_size <= _COMPARED_BYTES else b""
+            found[rel] = (st.st_ino, st.st_size, st.st_mtime_ns, data)
+        except OSError:
+            found[rel] = None
+    return found
+
+
+def _changed(before: dict[str, Fingerprint], after: dict[str, Fingerprint]) -> list[str]:
+    """The protected files whose fingerprint differs after the run (replaced, rewritten,
+    removed)."""
+    return sorted(rel for rel, print_ in before.items() if after.get(rel) != print_)
