@@ -63,4 +63,8 @@ def grading_env(home: Path) -> dict[str, str]:
         "CI": "1",
         "NODE_OPTIONS": "",
         "TZ": "UTC",
+        # Nothing a grading HOME holds configures a runner: not Python's user site
+        # (usercustomize.py runs at every start), not Go's env file (GOFLAGS=-exec=...).
+        "PYTHONNOUSERSITE": "1",
+        "GOENV": "off",
     }

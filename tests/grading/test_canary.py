@@ -321,3 +321,18 @@ def test_bytecode_caches_are_dropped_and_links_not_followed(tmp_path):
     assert drop_bytecode_caches(tree) == ["__pycache__", "pkg/__pycache__"]
     assert not (tree / "pkg" / "__pycache__").exists()
     assert (outside / "keep.pyc").exists()
+
+
+def test_no_sentinel_takes_the_name_of_a_test_of_its_unit(tmp_path):
+    """A sentinel named like a real test stands in for it: the real test is then missing
+    from the report (a false accusation) or judged as a sentinel. Names are drawn from the
+    unit's words, so `test_add_negative` could come back whole: it never does."""
+    source = "from calc import add\n\n\ndef test_add_negative():\n    assert add(-2, 5) == 3\n"
+    path = tmp_path / "tests" / "test_h.py"
+    path.parent.mkdir()
+    for _ in range(400):
+        path.write_text(source)
+        canaries = plant(tmp_path, ["tests/test_h.py"])
+        names = {s.name for s in canaries.sentinels}
+        assert "test_add_negative" not in names
+        assert "add" not in names

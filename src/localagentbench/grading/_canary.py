@@ -256,6 +256,17 @@ def _test_name(runner: Runner, words: Sequence[str], taken: set[str]) -> str:
             return name
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_QUOTED = re.compile(r"""(['"`])([^'"`\n]{1,300})\1""")
+
+
+def _names_in(source: str) -> set[str]:
+    """Every name the unit's source holds, whole: its identifiers (a test function, a helper:
+    `test_add_negative` is one name, not three words) and its quoted strings (a node test's
+    title). A sentinel named like one of them would stand for a real test."""
+    return set(_IDENTIFIER.findall(source)) | {m.group(2) for m in _QUOTED.finditer(source)}
+
+
 def _unit_source(path: Path) -> str:
     files = sorted(path.glob("*_test.go")) if path.is_dir() else [path]
     return "\n".join(f.read_text(encoding="utf-8", errors="replace") for f in files[:20])
@@ -273,7 +284,7 @@ def plant(tree: Path, units: Iterable[str], expected: Iterable[str] = ()) -> Can
             continue
         source = _unit_source(path)
         words = _vocabulary(source)
-        taken |= set(_WORD.findall(source))
+        taken |= _names_in(source)
         names = [(_test_name(runner, words, taken), must) for must in _pair()]
         if runner == "pytest":
             twins = plant_twin(path, functools.partial(_test_name, runner, words, taken), words)

@@ -219,13 +219,16 @@ def grade(
         if visible_future is not None:
             visible, visible_report = visible_future.result()
 
+    # Every later step gets a HOME of its own: the visible and held-out runs executed the
+    # agent's code, which may have left files there for a later command to load.
+    ids_jail = hidden_jail.with_home(_fresh(scratch / "home-ids"))
     checks = named_test_checks(
         task,
         tree=tree,
         pristine_tree=pristine_tree,
-        jail=hidden_jail,
+        jail=ids_jail,
         log_dir=log_dir,
-        report_dir=hidden_reports / "ids",
+        report_dir=ids_jail.home / ".lab-reports" / "ids",
         protect=protected,
         cancel=cancel,
         baseline=baseline,
@@ -241,7 +244,7 @@ def grade(
             tree=tree,
             pristine=pristine,
             final_answer=final_answer,
-            jail=jail,
+            jail=jail.with_home(_fresh(scratch / f"home-check-{i}")),
             log_dir=log_dir,
             scratch=_fresh(scratch / f"check-{i}"),
             label=f"check-{i}",

@@ -252,6 +252,8 @@ def plant_twin(path: Path, names: Callable[[], str], words: Sequence[str]) -> li
     if early is None or late is None or helper is None:
         return []
     helper = "_" + helper.removeprefix("test_").removeprefix("test")
+    if re.search(rf"\b{re.escape(helper)}\b", source):
+        return []  # a name the file already uses (``names`` avoids the test names)
     lines = source.splitlines(keepends=True)
     first, end = test.lineno, test.end_lineno or test.lineno
     constant = secrets.choice(_targets(chosen.literal))
@@ -389,6 +391,8 @@ def plant_node_twin(path: Path, names: Callable[[], str], words: Sequence[str]) 
     assert opened is not None
     early, late = names(), names()
     helper = "".join(w.capitalize() if i else w for i, w in enumerate(names().split()))
+    if re.search(rf"\b{re.escape(helper)}\b", source):
+        return []  # a name the file already uses
     changed = _node_changed(literal, words)
 
     def copy() -> list[str]:
