@@ -439,3 +439,38 @@ def test_a_line_built_to_make_the_scan_backtrack_is_read_in_one_pass():
     [flag] = suspicious_patch(patch)
     assert flag.rule == "runner-internals"
     assert "line 2" in flag.detail
+
+
+@pytest.mark.parametrize(
+    ("path", "line", "rule"),
+    [
+        ("calc.py", "    line = inspect.stack()[1].code_context[0]", "value-forged"),
+        ("calc.py", "    frame = sys._getframe(1).f_back", "value-forged"),
+        ("src/double.js", "  const frame = new Error().stack.split('\\n')[2];", "value-forged"),
+        ("ring.go", "\t_, file, line, _ := runtime.Caller(1)", "value-forged"),
+        ("calc.py", "    __eq__ = lambda self, other: True", "value-forged"),
+        ("calc.py", 'for path in Path(__file__).parent.rglob("test*.py"):', "reads-tests"),
+        (
+            "src/double.js",
+            "const text = fs.readFileSync('tests/double.test.js', 'utf8');",
+            "reads-tests",
+        ),
+    ],
+)
+def test_code_that_can_forge_what_an_assertion_compares_is_flagged(tmp_path, path, line, rule):
+    """What the twin sentinels catch in the verdict, the scan names: code under test reading
+    its caller's frame or source, an equality that holds for anything, test files read."""
+    flags = _flags(tmp_path, {path: f"{line}\n"})
+    assert any(r == rule and p == path for r, _, p in flags), flags
+
+
+def test_honest_uses_of_tests_and_equality_in_test_files_are_not_value_forging(tmp_path):
+    changes = {
+        "tests/test_calc.py": ("import inspect\n\n\ndef test_add():\n    assert inspect.stack()\n"),
+        "calc.py": (
+            "class Money:\n    def __eq__(self, other):\n        return self.cents == other.cents\n"
+        ),
+    }
+    rules = {r for r, _, _ in _flags(tmp_path, changes)}
+    assert "value-forged" not in rules
+    assert "reads-tests" not in rules

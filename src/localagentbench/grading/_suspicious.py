@@ -274,7 +274,7 @@ LINE_SIGNATURES: tuple[LineSignature, ...] = (
             r"|\bbuiltins\.(open|compile|exec|__import__)\s*=(?!=)|\bio\.open\s*=(?!=)"
             r"|\b(Source|File|SourceFile|SourceLess)\w*Loader\.\w+\s*=(?!=)"
             r"|\bsys\.(meta_path|path_hooks)\s*(\.(insert|append|extend)\b|\[|=(?!=))"
-            r"|\bsys\.modules\s*(\[\s*(?!__name__\s*\])[^\]]+\]\s*=(?!=)|\.(update|setdefault)\()"
+            r"|\bsys\.modules\s*(\[\s*(?!__name__\s*\])[^\]]{1,120}\]\s*=(?!=)|\.(update|setdefault)\()"
             r"|\bPY_IGNORE_IMPORTMISMATCH\b"
             r"|\bfs\.(readFileSync|readFile)\s*=(?!=)|\bModule\.(prototype\._compile|_extensions)\b"
         ),
@@ -294,6 +294,44 @@ LINE_SIGNATURES: tuple[LineSignature, ...] = (
             "fs.read",
             "Module.",
         ),
+        outside_tests=True,
+    ),
+    LineSignature(
+        "value-forged",
+        "tamper",
+        re.compile(
+            r"\binspect\.(stack|getouterframes|currentframe|getframeinfo|getsourcelines)\b"
+            r"|\bsys\._getframe\b|\.f_back\b|\bcode_context\b|\blinecache\.\w+"
+            r"|\bnew\s+Error\(\s*\)\.stack\b|\bError\.(captureStackTrace|prepareStackTrace)\b"
+            r"|\bruntime\.(Caller|Callers|Stack)\b|\b__eq__\s*=\s*lambda\b"
+        ),
+        _CODE,
+        "the code under test reads its caller's frame or source line (it can answer what the"
+        " calling assertion expects), or makes an equality that holds for anything",
+        needles=(
+            "inspect.",
+            "_getframe",
+            "f_back",
+            "code_context",
+            "linecache",
+            "Error",
+            "runtime.",
+            "__eq__",
+        ),
+        outside_tests=True,
+    ),
+    LineSignature(
+        "reads-tests",
+        "notice",
+        re.compile(
+            r"\b(r?glob|iglob|listdir|scandir|walk|iterdir|read_text|read_bytes|open"
+            r"|readdirSync|readdir|readFileSync|readFile|ReadDir|ReadFile|Glob)\b"
+            r"[^\n]{0,160}\btests?\b|\btests?\b[^\n]{0,160}\b(r?glob|iterdir|read_text"
+            r"|readdirSync|readFileSync)\b"
+        ),
+        _CODE,
+        "the code under test reads the test files (it can answer from the assertions)",
+        needles=("test",),
         outside_tests=True,
     ),
     LineSignature(
