@@ -2,9 +2,48 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import yaml
+
+from localagentbench._proc import ProcessResult, run_process
+from localagentbench.grading._reports import Runner, TestReport, instrument, parse_report
+
+
+def finished(exit_code: int | None, *, timed_out: bool = False) -> ProcessResult:
+    """A command's result with only its exit status (or timeout) told."""
+    return ProcessResult(
+        argv=("pytest",),
+        exit_code=exit_code,
+        timed_out=timed_out,
+        wall_s=0.1,
+        stdout="",
+        stderr="",
+        stdout_bytes=0,
+        stderr_bytes=0,
+        truncated=False,
+    )
+
+
+def run_reported(
+    tree: Path, argv: list[str], runner: Runner, **env: str
+) -> tuple[ProcessResult, TestReport | None]:
+    """``argv`` run unjailed in ``tree`` with the runner's per-test report asked for, and that
+    report parsed (the harness's Python and the system's tools first on PATH)."""
+    report_file = tree.parent / "report.xml"
+    result = run_process(
+        instrument(argv, runner, report_file),
+        cwd=tree,
+        env={
+            "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(tree.parent),
+            **env,
+        },
+        timeout_s=120,
+        output_cap=10_000_000,
+    )
+    return result, parse_report(runner, report_file, result.stdout, tree)
 
 
 def grading_task(

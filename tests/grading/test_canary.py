@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from localagentbench._proc import ProcessResult, run_process
+from localagentbench._proc import run_process
 from localagentbench.grading._canary import (
     Canaries,
     CanaryJudge,
@@ -20,22 +20,9 @@ from localagentbench.grading._canary import (
     proven_units,
 )
 from localagentbench.grading._expect import disable_agent_test_mains, held_out_ids
-from localagentbench.grading._reports import TestReport, instrument, parse_report
+from localagentbench.grading._reports import Runner, TestReport
 
-
-def _result(exit_code: int | None, *, timed_out: bool = False) -> ProcessResult:
-    return ProcessResult(
-        argv=("pytest",),
-        exit_code=exit_code,
-        timed_out=timed_out,
-        wall_s=0.1,
-        stdout="",
-        stderr="",
-        stdout_bytes=0,
-        stderr_bytes=0,
-        truncated=False,
-    )
-
+from ._helpers import finished, run_reported
 
 CANARIES = Canaries(
     (
@@ -56,7 +43,7 @@ def _report(**cases: str) -> TestReport:
 def test_only_the_must_fail_sentinel_failing_with_exit_1_is_a_pass():
     judge = CanaryJudge(CANARIES)
     report = _report(test_aaa="passed", test_bbb="failed", test_real="passed")
-    ok, clean = judge.command(["pytest"], _result(1), report)
+    ok, clean = judge.command(["pytest"], finished(1), report)
     assert ok is True
     assert clean is not None
     assert set(clean.cases) == {"tests/test_h.py::test_real"}  # sentinels never counted
@@ -66,7 +53,7 @@ def test_only_the_must_fail_sentinel_failing_with_exit_1_is_a_pass():
 def test_a_real_failure_beside_the_sentinel_fails_without_accusing():
     judge = CanaryJudge(CANARIES)
     ok, _ = judge.command(
-        ["pytest"], _result(1), _report(test_aaa="passed", test_bbb="failed", test_real="failed")
+        ["pytest"], finished(1), _report(test_aaa="passed", test_bbb="failed", test_real="failed")
     )
     assert ok is False
     assert judge.finish() == []
@@ -76,7 +63,7 @@ def test_must_fail_sentinel_reported_passing_is_tampering():
     """Threat: the code under test turns every failure into a pass in-process."""
     judge = CanaryJudge(CANARIES)
     ok, _ = judge.command(
-        ["pytest"], _result(0), _report(test_aaa="passed", test_bbb="passed", test_real="passed")
+        ["pytest"], finished(0), _report(test_aaa="passed", test_bbb="passed", test_real="passed")
     )
     assert ok is False
     [evidence] = judge.finish()
@@ -88,7 +75,7 @@ def test_exit_0_beside_a_failed_sentinel_is_a_forged_exit_status():
     """Threat: the reports are left alone but the process ends with status 0 (os._exit)."""
     judge = CanaryJudge(CANARIES)
     ok, _ = judge.command(
-        ["pytest"], _result(0), _report(test_aaa="passed", test_bbb="failed", test_real="failed")
+        ["pytest"], finished(0), _report(test_aaa="passed", test_bbb="failed", test_real="failed")
     )
     assert ok is False
     assert any("exited 0" in line for line in judge.finish())
@@ -97,7 +84,7 @@ def test_exit_0_beside_a_failed_sentinel_is_a_forged_exit_status():
 def test_sentinels_and_heldout_tests_missing_from_a_complete_report():
     """Threat: the report is rewritten to list only passing tests the agent chose."""
     judge = CanaryJudge(CANARIES)
-    ok, _ = judge.command(["pytest"], _result(0), TestReport())
+    ok, _ = judge.command(["pytest"], finished(0), TestReport())
     assert ok is True  # the command alone looks clean: only the whole run tells
     evidence = judge.finish()
     assert any("missing from every report" in line for line in evidence)
@@ -110,19 +97,19 @@ def test_nothing_is_missing_when_the_file_failed_as_a_whole_or_the_run_was_cut()
     broken.add("tests/test_h.py::", "failed")
     broken.unit_failures["tests/test_h.py"] = "tests/test_h.py::"
     judge = CanaryJudge(CANARIES)
-    assert judge.command(["pytest"], _result(1), broken)[0] is False
+    assert judge.command(["pytest"], finished(1), broken)[0] is False
     assert judge.finish() == []
     cut = CanaryJudge(CANARIES)
-    assert cut.command(["pytest"], _result(None, timed_out=True), None)[0] is False
+    assert cut.command(["pytest"], finished(None, timed_out=True), None)[0] is False
     assert cut.finish() == []
 
 
 def test_proven_units_need_both_sentinels_right():
     judge = CanaryJudge(CANARIES)
-    judge.command(["pytest"], _result(1), _report(test_aaa="passed", test_bbb="failed"))
+    judge.command(["pytest"], finished(1), _report(test_aaa="passed", test_bbb="failed"))
     assert proven_units(CANARIES, judge.outcomes) == ["tests/test_h.py"]
     skipped = CanaryJudge(CANARIES)
-    skipped.command(["pytest"], _result(0), _report(test_aaa="skipped", test_bbb="skipped"))
+    skipped.command(["pytest"], finished(0), _report(test_aaa="skipped", test_bbb="skipped"))
     assert proven_units(CANARIES, skipped.outcomes) == []
 
 
@@ -146,21 +133,14 @@ def test_held_out_ids_leave_out_parametrised_cases_and_subtests():
     }
 
 
-def _run_planted(tree: Path, argv: list[str], runner: str) -> TestReport | None:
-    report_file = tree.parent / "report.xml"
-    result = run_process(
-        instrument(argv, runner, report_file),  # type: ignore[arg-type]
-        cwd=tree,
-        env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(tree.parent)},
-        timeout_s=120,
-        output_cap=10_000_000,
-    )
+def _run_planted(tree: Path, argv: list[str], runner: Runner) -> TestReport | None:
+    result, report = run_reported(tree, argv, runner)
     assert result.exit_code == 1, result.stdout + result.stderr  # the must-fail sentinel
-    return parse_report(runner, report_file, result.stdout, tree)  # type: ignore[arg-type]
+    return report
 
 
 def _planted_and_proven(
-    tree: Path, rel: str, argv: list[str], runner: str, *, twins: int = 0
+    tree: Path, rel: str, argv: list[str], runner: Runner, *, twins: int = 0
 ) -> None:
     units = planting_units(tree, [rel])
     canaries = plant(tree, units)
@@ -168,7 +148,7 @@ def _planted_and_proven(
     assert len([s for s in canaries.sentinels if s.twin_of is not None]) == twins
     judge = CanaryJudge(canaries)
     report = _run_planted(tree, argv, runner)
-    ok, clean = judge.command(argv, _result(1), report)
+    ok, clean = judge.command(argv, finished(1), report)
     assert ok is True
     assert judge.finish() == []
     assert proven_units(canaries, judge.outcomes, judge.excused()) == units

@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from localagentbench._proc import ProcessResult, run_process
+from localagentbench._proc import ProcessResult
 from localagentbench.grading._canary import Canaries, CanaryJudge, Sentinel, plant
-from localagentbench.grading._reports import TestReport, instrument, parse_report
+from localagentbench.grading._reports import TestReport
 from localagentbench.grading._twin import _moved_number, plant_node_twin, plant_twin
+
+from ._helpers import finished, run_reported
 
 WORDS = ["total", "window", "mean"]
 
@@ -69,20 +71,8 @@ def _tree(tmp_path: Path, tests: str, calc: str) -> Path:
 
 
 def _run(tree: Path) -> tuple[ProcessResult, TestReport | None]:
-    report_file = tree.parent / "report.xml"
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
-    result = run_process(
-        instrument(argv, "pytest", report_file),
-        cwd=tree,
-        env={
-            "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
-            "HOME": str(tree.parent),
-            "PYTHONPATH": str(tree),
-        },
-        timeout_s=120,
-        output_cap=10_000_000,
-    )
-    return result, parse_report("pytest", report_file, result.stdout, tree)
+    return run_reported(tree, argv, "pytest", PYTHONPATH=str(tree))
 
 
 @pytest.mark.parametrize("style", [PYTEST_STYLE, UNITTEST_STYLE], ids=["pytest", "unittest"])
@@ -253,7 +243,7 @@ def test_a_twin_beside_a_skipped_original_is_not_judged():
     report = TestReport()
     report.add(_case("test_a"), "skipped")
     report.add(_case("test_total_mean"), "skipped")
-    judge.command(["pytest"], _exit(0), report)
+    judge.command(["pytest"], finished(0), report)
     assert judge.finish() == []
     assert judge.excused() == {"test_total_mean"}
 
@@ -262,7 +252,7 @@ def test_a_twin_missing_while_its_original_is_listed_is_evidence():
     judge = CanaryJudge(TWIN)
     report = TestReport()
     report.add(_case("test_a"), "passed")
-    judge.command(["pytest"], _exit(0), report)
+    judge.command(["pytest"], finished(0), report)
     [evidence] = judge.finish()
     assert "test_total_mean" in evidence
     assert "missing" in evidence
@@ -270,22 +260,8 @@ def test_a_twin_missing_while_its_original_is_listed_is_evidence():
 
 def test_a_twin_whose_original_no_report_lists_is_excused():
     judge = CanaryJudge(TWIN)
-    judge.command(["pytest"], _exit(5), TestReport())
+    judge.command(["pytest"], finished(5), TestReport())
     assert judge.finish() == []
-
-
-def _exit(code: int) -> ProcessResult:
-    return ProcessResult(
-        argv=("pytest",),
-        exit_code=code,
-        timed_out=False,
-        wall_s=0.1,
-        stdout="",
-        stderr="",
-        stdout_bytes=0,
-        stderr_bytes=0,
-        truncated=False,
-    )
 
 
 STATEFUL = """\
@@ -386,15 +362,7 @@ def _node_tree(tmp_path: Path, double: str) -> Path:
 
 
 def _run_node(tree: Path) -> tuple[ProcessResult, TestReport | None]:
-    report_file = tree.parent / "report.xml"
-    result = run_process(
-        instrument(["node", "--test", "tests/"], "node", report_file),
-        cwd=tree,
-        env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(tree.parent)},
-        timeout_s=120,
-        output_cap=10_000_000,
-    )
-    return result, parse_report("node", report_file, result.stdout, tree)
+    return run_reported(tree, ["node", "--test", "tests/"], "node")
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node (apt-get install nodejs)")

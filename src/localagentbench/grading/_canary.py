@@ -15,9 +15,9 @@ came out as they must, see `proven_units`): a task whose configuration keeps suc
 running, or whose runner the harness cannot plant in, gets no sentinel there, never a false
 accusation.
 
-Each pytest unit also gets a twin (`grading._twin`): a copy of one of its held-out tests
-with an expected value changed, which catches code that forges the values it returns and
-code that spares failures shaped like the arithmetic pair.
+Each pytest and node unit also gets two twins (`grading._twin`): copies of one of its
+held-out tests with an expected value changed, which catch code that forges the values it
+returns and code that spares failures shaped like the arithmetic pair.
 
 What this cannot catch: code that recognises every sentinel (by reading the test sources
 while they run and comparing them, say) and spares them while it rewrites the other
@@ -73,7 +73,8 @@ class Sentinel:
     """The file it was planted in (pytest, node) or its package folder (Go), relative."""
     must: Must
     twin_of: str | None = None
-    """For a twin (`grading._twin`): the test it copies, ``name`` or ``Class::name``."""
+    """For a twin (`grading._twin`): the test it copies (``name``, ``Class::name`` or a node
+    test's title)."""
 
 
 @dataclass(frozen=True)
@@ -272,6 +273,10 @@ def _unit_source(path: Path) -> str:
     return "\n".join(f.read_text(encoding="utf-8", errors="replace") for f in files[:20])
 
 
+_TWIN_PLANTERS = {"pytest": plant_twin, "node": plant_node_twin}
+"""Runners whose units also get twins (`grading._twin`); Go gets none."""
+
+
 def plant(tree: Path, units: Iterable[str], expected: Iterable[str] = ()) -> Canaries:
     """Plant a must-pass and a must-fail sentinel in each unit of ``tree`` (see the module
     docstring); units that are gone or of no known runner are passed over."""
@@ -286,15 +291,14 @@ def plant(tree: Path, units: Iterable[str], expected: Iterable[str] = ()) -> Can
         words = _vocabulary(source)
         taken |= _names_in(source)
         names = [(_test_name(runner, words, taken), must) for must in _pair()]
-        if runner == "pytest":
-            twins = plant_twin(path, functools.partial(_test_name, runner, words, taken), words)
+        twin_planter = _TWIN_PLANTERS.get(runner)
+        if twin_planter is not None:
+            namer = functools.partial(_test_name, runner, words, taken)
+            twins = twin_planter(path, namer, words)
             planted.extend(Sentinel(t.name, rel, "fail", t.original) for t in twins)
+        if runner == "pytest":
             _plant_python(path, names)
         elif runner == "node":
-            twins = plant_node_twin(
-                path, functools.partial(_test_name, runner, words, taken), words
-            )
-            planted.extend(Sentinel(t.name, rel, "fail", t.original) for t in twins)
             _plant_node(tree, rel, names)
         else:
             _plant_go(path, names)

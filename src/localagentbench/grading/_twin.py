@@ -1,15 +1,16 @@
 """Twin sentinels: copies of a held-out test with one expected value changed.
 
 The arithmetic sentinels (`grading._canary`) never call the code under test, and their
-failure messages have a shape of their own. So several attacks pass them: code that returns a
-value equal to anything (``__eq__`` always true), code that reads the calling assertion's
+failure messages have a shape of their own. So several attacks pass them: code that returns
+a value equal to anything (``__eq__`` always true), code that reads the calling assertion's
 source and returns what it expects, code that reads the held-out files at import and answers
 each call from a table of their assertions, and code that rewrites every failure but those
-shaped like the arithmetic ones. Twins close these: two copies of one of the file's own tests,
-under fresh names, in which the literal of its last statement, ``assert X == LITERAL`` (or
-``self.assertEqual(X, LITERAL)``; node: ``assert.strictEqual(X, LITERAL);``), is changed, the
-same way in both. They run the same code as their original and fail with a message of the
-same shape as any real failure; they must fail whatever the code does, and pass only if the
+shaped like the arithmetic ones. Twins close these: two copies of one of the file's own
+tests, under fresh names, in which the literal of its last statement, ``assert X ==
+LITERAL`` (or ``self.assertEqual(X, LITERAL)``; node: its first one-line
+``assert.strictEqual(X, LITERAL);`` after straight-line statements), is changed, the same
+way in both. They run the same code as their original and fail with a message of the same
+shape as any real failure; they must fail whatever the code does, and pass only if the
 code's value equals a literal chosen at random this trial (an int moved up by at least 7 and
 never doubled, away from the usual slips; a string with a word of the file's own inserted),
 or if a comparison or the report was forged. One twin is defined before its original and one
