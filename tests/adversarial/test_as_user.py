@@ -161,7 +161,11 @@ def test_the_attacks_fail_with_the_harness_as_an_ordinary_user(tmp_path: Path):
         )
         outcome = {k: int(counts.get(k, 0)) for k in ("tests", "failures", "errors", "skipped")}
         assert outcome["tests"] >= defined, output  # parametrised ones count once a sandbox
-        assert (outcome["failures"], outcome["errors"], outcome["skipped"]) == (0, 0, 0), output
+        # An attack kept as a strict xfail (a known limit) is reported skipped by JUnit; any
+        # other skip means the attack did not run as the ordinary user.
+        xfailed = sum(1 for s in suite_xml.iter("skipped") if s.get("type") == "pytest.xfail")
+        skipped = outcome["skipped"] - xfailed
+        assert (outcome["failures"], outcome["errors"], skipped) == (0, 0, 0), output
         assert result.exit_code == 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
